@@ -1,0 +1,86 @@
+"""Command-line entry point: `rogaine-poker serve | ...`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from app.core.config import Settings, get_settings
+
+
+def ensure_admin_token(settings: Settings) -> tuple[str, bool]:
+    """The organiser token: ADMIN_TOKEN, else the one kept in DATA_DIR/admin_token.
+
+    When neither exists a new random token is generated and written there (mode 0600).
+    Returns (token, generated_now).
+    """
+    if settings.admin_token:
+        return settings.admin_token, False
+    path = Path(settings.data_dir) / "admin_token"
+    if path.exists():
+        return path.read_text().strip(), False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(24)
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    return token, True
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Start uvicorn after making sure the organiser token exists; print the admin URL."""
+    import uvicorn
+
+    settings = get_settings()
+    token, generated = ensure_admin_token(settings)
+    # The server process (and any worker processes) read it through Settings.
+    os.environ["ADMIN_TOKEN"] = token
+    get_settings.cache_clear()
+    settings = get_settings()
+
+    host, port = args.host or settings.host, args.port or settings.port
+    print()
+    print(f"  Rogaine Poker on http://{host}:{port}")
+    print(f"  Organiser pages: http://{host}:{port}/admin")
+    print(f"  API docs:        http://{host}:{port}/docs")
+    kept = Path(settings.data_dir) / "admin_token"
+    origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
+    print(f"  Organiser token: {token}  ({origin})")
+    print()
+    sys.stdout.flush()
+    uvicorn.run(
+        "app.main:app",
+        host=host,
+        port=port,
+        workers=args.workers,
+        proxy_headers=True,
+        log_level=settings.log_level.lower(),
+    )
+    return 0
+
+
+def _token_origin(settings: Settings) -> str:
+    path = Path(settings.data_dir) / "admin_token"
+    return str(path) if path.exists() else "ADMIN_TOKEN"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rogaine-poker", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="start the web service")
+    serve.add_argument("--host", help="default: HOST, else 127.0.0.1")
+    serve.add_argument("--port", type=int, help="default: PORT, else 8000")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""Service configuration: one pydantic-settings class, read from the environment and `.env`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_DATA_DIR = Path("data")
+PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
+
+
+class Settings(BaseSettings):
+    """All settings of the service. Each field is documented in `.env.example` and README."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    environment: Literal["development", "production", "test"] = "development"
+    database_url: str = f"sqlite:///{DEFAULT_DATA_DIR / 'rogaine.db'}"
+    admin_token: str | None = None
+    secret_key: str | None = Field(
+        default=None,
+        description="Key that signs session cookies; derived from ADMIN_TOKEN when unset.",
+    )
+    base_url: str = "http://127.0.0.1:8000"
+    log_level: str = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    cors_origins: Annotated[list[str], NoDecode] = []
+    data_dir: Path = DEFAULT_DATA_DIR
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db_pool_size: int = 10
+    db_max_overflow: int = 20
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [origin.strip() for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @field_validator("database_url")
+    @classmethod
+    def _psycopg3(cls, value: str) -> str:
+        """Route plain PostgreSQL URLs to the psycopg 3 driver."""
+        for prefix in ("postgresql://", "postgres://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_placeholders(self) -> Settings:
+        if self.environment == "production":
+            if self.admin_token is None or self.admin_token.lower() in PLACEHOLDER_SECRETS:
+                raise ValueError("ADMIN_TOKEN must be set to a real secret in production")
+            if len(self.admin_token) < 16:
+                raise ValueError("ADMIN_TOKEN must be at least 16 characters in production")
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def cookie_secret(self) -> str:
+        """Secret for signing cookies: SECRET_KEY, else derived from the organiser token."""
+        return self.secret_key or f"cookie:{self.admin_token or 'development-only'}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,86 @@
+"""Events, checkpoints (the deck in the field), participants and their save codes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, utcnow
+
+EVENT_STATUSES = ("draft", "course_open", "course_closed", "ceremony", "finished")
+
+
+class Event(Base):
+    """A rogaine: course window (UTC, shown in `timezone`), ranking preset, codes, places."""
+
+    __tablename__ = "event"
+    __table_args__ = (
+        CheckConstraint("closes_at > opens_at", name="window_order"),
+        CheckConstraint("hand_ranking IN ('seed', 'classic')", name="hand_ranking"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    opens_at: Mapped[datetime]
+    closes_at: Mapped[datetime]
+    timezone: Mapped[str] = mapped_column(String(64))
+    hand_ranking: Mapped[str] = mapped_column(String(16), default="seed")
+    save_codes_per_participant: Mapped[int] = mapped_column(default=10)
+    award_places: Mapped[int] = mapped_column(default=3)
+    status: Mapped[str] = mapped_column(String(20), default="draft")
+    deck_seed: Mapped[int | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Checkpoint(Base):
+    """A CP: one card of the deck, its secret QR `code` and its `discard_code`."""
+
+    __tablename__ = "checkpoint"
+    __table_args__ = (
+        UniqueConstraint("event_id", "number"),
+        UniqueConstraint("event_id", "card"),
+        UniqueConstraint("event_id", "discard_code"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    card: Mapped[str] = mapped_column(String(4))
+    code: Mapped[str] = mapped_column(String(64), unique=True)
+    discard_code: Mapped[str] = mapped_column(String(32))
+    lat: Mapped[float | None]
+    lon: Mapped[float | None]
+    hint: Mapped[str] = mapped_column(Text, default="")
+
+
+class Participant(Base):
+    """An individual or a team: one account, one access token, one set of save codes."""
+
+    __tablename__ = "participant"
+    __table_args__ = (UniqueConstraint("event_id", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    category: Mapped[str | None] = mapped_column(String(64))
+    access_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SaveCode(Base):
+    """One of a participant's single-use save codes (whether used is derived from the feed)."""
+
+    __tablename__ = "save_code"
+    __table_args__ = (
+        UniqueConstraint("event_id", "code"),
+        Index("ix_save_code_participant_id", "participant_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    participant_id: Mapped[int] = mapped_column(ForeignKey("participant.id", ondelete="CASCADE"))
+    position: Mapped[int]
+    code: Mapped[str] = mapped_column(String(32))

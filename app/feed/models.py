@@ -1,0 +1,118 @@
+"""The field feed: the append-only take log, corrections, and the state projection.
+
+`Take` and `TakeVoid` are logs: rows are inserted, never updated or deleted.
+`TakeOutcome`, `ParticipantState` and `Combination` are a projection of the log
+(RULES.md I-4) and may be rewritten by a replay or a rebuild.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, utcnow
+
+
+class Take(Base):
+    """One delivery from a device or an organiser, exactly as sent (the log)."""
+
+    __tablename__ = "take"
+    __table_args__ = (
+        UniqueConstraint("event_id", "source", "source_id"),
+        Index("ix_take_participant_id_taken_at_id", "participant_id", "taken_at", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    participant_id: Mapped[int] = mapped_column(ForeignKey("participant.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(64))
+    source_id: Mapped[str] = mapped_column(String(128))
+    code: Mapped[str] = mapped_column(String(512))
+    taken_at: Mapped[datetime]
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    recorded_by: Mapped[str] = mapped_column(String(120))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class TakeVoid(Base):
+    """An organiser's correction that voids a take (the take stays in the log)."""
+
+    __tablename__ = "take_void"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    take_id: Mapped[int] = mapped_column(ForeignKey("take.id", ondelete="CASCADE"), unique=True)
+    reason: Mapped[str] = mapped_column(Text)
+    voided_by: Mapped[str] = mapped_column(String(120))
+    voided_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class TakeOutcome(Base):
+    """Projection: what the rules made of one take in the participant's replay."""
+
+    __tablename__ = "take_outcome"
+
+    take_id: Mapped[int] = mapped_column(
+        ForeignKey("take.id", ondelete="CASCADE"), primary_key=True
+    )
+    participant_id: Mapped[int] = mapped_column(
+        ForeignKey("participant.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(16))
+    outcome: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(String(32))
+    card: Mapped[str | None] = mapped_column(String(4))
+    checkpoint_id: Mapped[int | None] = mapped_column(
+        ForeignKey("checkpoint.id", ondelete="SET NULL")
+    )
+    deal: Mapped[int]
+    round: Mapped[int]
+
+
+class ParticipantState(Base):
+    """Projection: a participant's rules state after their last take in field-time order."""
+
+    __tablename__ = "participant_state"
+
+    participant_id: Mapped[int] = mapped_column(
+        ForeignKey("participant.id", ondelete="CASCADE"), primary_key=True
+    )
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"), index=True)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    last_taken_at: Mapped[datetime | None]
+    last_take_id: Mapped[int | None]
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Combination(Base):
+    """Projection: a saved 5-card combination; its id is the id of the save take."""
+
+    __tablename__ = "combination"
+
+    id: Mapped[int] = mapped_column(
+        ForeignKey("take.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"), index=True)
+    participant_id: Mapped[int] = mapped_column(
+        ForeignKey("participant.id", ondelete="CASCADE"), index=True
+    )
+    cards: Mapped[list[str]] = mapped_column(JSON)
+    category: Mapped[str] = mapped_column(String(20))
+    deal: Mapped[int]
+    saved_at: Mapped[datetime]
+
+
+class IntegrationKey(Base):
+    """A timing system's key for one event: shown once, stored hashed, revocable."""
+
+    __tablename__ = "integration_key"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    prefix: Mapped[str] = mapped_column(String(16))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None]

@@ -1,0 +1,52 @@
+"""ASGI application: `app.main:app`. Build another one with `create_app(settings, engine)`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy import Engine
+
+from app import health
+from app.core.config import Settings, get_settings
+from app.core.db import make_engine, make_sessionmaker
+from app.core.errors import install_error_handlers
+from app.core.logging import RequestLogMiddleware, configure_logging
+
+
+def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+    """The service with its routers, error handlers and middleware.
+
+    `settings` defaults to the environment's; `engine` to one built from
+    `settings.database_url` (tests pass their own).
+    """
+    settings = settings or get_settings()
+    configure_logging(settings)
+    engine = engine or make_engine(settings)
+
+    app = FastAPI(
+        title="Rogaine Poker",
+        version="0.1.0",
+        description="Orienteering poker rogaine: checkpoints, the field feed, award auctions "
+        "and the poker-family games. Errors are RFC 9457 problem responses.",
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.migration_heads = health.migration_heads()
+
+    install_error_handlers(app)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
+    app.add_middleware(RequestLogMiddleware)
+
+    app.include_router(health.router)
+    # Domain routers (keep one line per package, alphabetical).
+    return app
+
+
+app = create_app()

@@ -1,0 +1,28 @@
+"""Every ORM model, imported in one place for Alembic and the schema tests."""
+
+from app.core.audit import AuditEntry
+from app.core.db import Base
+from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.feed.models import (
+    Combination,
+    IntegrationKey,
+    ParticipantState,
+    Take,
+    TakeOutcome,
+    TakeVoid,
+)
+
+__all__ = [
+    "AuditEntry",
+    "Base",
+    "Checkpoint",
+    "Combination",
+    "Event",
+    "IntegrationKey",
+    "Participant",
+    "ParticipantState",
+    "SaveCode",
+    "Take",
+    "TakeOutcome",
+    "TakeVoid",
+]

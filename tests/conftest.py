@@ -1,0 +1,144 @@
+"""Test fixtures: the service on a migrated database, SQLite and PostgreSQL.
+
+Every test that asks for `engine` (directly or through `client`) runs twice:
+on a fresh SQLite file copied from a migrated template, and on PostgreSQL when
+`TEST_DATABASE_URL` is set (skipped with the reason otherwise). The PostgreSQL
+database is migrated once per run and emptied after each test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session
+
+from app.core.config import Settings
+from app.core.db import make_engine, make_sessionmaker
+from app.main import create_app
+from app.models import Base
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN_TOKEN = "test-organiser-token-0123456789"
+PG_SKIP_REASON = "TEST_DATABASE_URL is not set: PostgreSQL tests need a PostgreSQL server"
+
+
+def test_database_url() -> str | None:
+    """The PostgreSQL URL of this run, normalised to psycopg 3, or None."""
+    url = os.environ.get("TEST_DATABASE_URL")
+    return Settings(database_url=url).database_url if url else None
+
+
+def alembic_config(connection=None) -> Config:
+    """Alembic config for the repository's migrations, optionally on a given connection."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["configure_logger"] = False
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), revision)
+
+
+def make_settings(database_url: str, **overrides) -> Settings:
+    values = {
+        "environment": "test",
+        "database_url": database_url,
+        "admin_token": ADMIN_TOKEN,
+        "base_url": "http://testserver",
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head once per run; tests get copies."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    engine = make_engine(make_settings(f"sqlite:///{path}"))
+    migrate(engine)
+    engine.dispose()  # closing the last connection checkpoints the WAL into the file
+    assert not path.with_name(path.name + "-wal").exists()
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_engine() -> Iterator[Engine]:
+    """The run's PostgreSQL database, emptied and migrated to head once."""
+    url = test_database_url()
+    if url is None:
+        pytest.skip(PG_SKIP_REASON)
+    engine = make_engine(make_settings(url))
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def truncate_all(engine: Engine) -> None:
+    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+    with engine.begin() as connection:
+        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A migrated, empty database of each backend."""
+    if request.param == "sqlite":
+        path = tmp_path / "test.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        engine = make_engine(make_settings(f"sqlite:///{path}"))
+        yield engine
+        engine.dispose()
+    else:
+        engine = request.getfixturevalue("pg_engine")
+        truncate_all(engine)
+        yield engine
+        truncate_all(engine)
+
+
+@pytest.fixture
+def database_url(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return make_settings(database_url)
+
+
+@pytest.fixture
+def app(settings: Settings, engine: Engine) -> FastAPI:
+    return create_app(settings, engine)
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def admin() -> dict[str, str]:
+    """Headers of the organiser."""
+    return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    """A session on the test database for direct setup and checks (commit yourself)."""
+    with make_sessionmaker(engine)() as db_session:
+        yield db_session
