@@ -1,0 +1,44 @@
+"""Dependencies that load and authorise event-domain objects for routes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import select
+
+from app.core.deps import SessionDep, bearer_token
+from app.core.errors import NotFound, Unauthorized
+from app.core.security import hash_token
+from app.events.models import Event, Participant
+
+
+def valid_event(event_id: int, session: SessionDep) -> Event:
+    """The event of the path's `event_id`; 404 problem `event_not_found` when absent."""
+    event = session.get(Event, event_id)
+    if event is None:
+        raise NotFound(f"Event {event_id} does not exist.", code="event_not_found")
+    return event
+
+
+EventDep = Annotated[Event, Depends(valid_event)]
+
+
+def participant_by_token(session: SessionDep, token: str | None) -> Participant | None:
+    """The participant whose access token is `token` (looked up by its hash), or None."""
+    if not token:
+        return None
+    return session.scalar(
+        select(Participant).where(Participant.access_token_hash == hash_token(token))
+    )
+
+
+def current_participant(request: Request, session: SessionDep) -> Participant:
+    """Dependency: the participant of `Authorization: Bearer <access_token>`, else 401."""
+    participant = participant_by_token(session, bearer_token(request))
+    if participant is None:
+        raise Unauthorized("The participant access token is missing or wrong.")
+    return participant
+
+
+ParticipantDep = Annotated[Participant, Depends(current_participant)]

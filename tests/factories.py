@@ -1,0 +1,106 @@
+"""Direct database setup for tests that are not about event setup itself.
+
+These insert rows the way the event-setup service stores them (normalised codes,
+hashed tokens) so that feed, auction and page tests can start from a known deck.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from app.core.security import hash_token
+from app.events.models import Checkpoint, Event, Participant, SaveCode
+
+# The 54 cards in canonical codes (API.md), in a fixed order: CP number = index + 1.
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+DECK = [rank + suit for suit in SUITS for rank in RANKS] + ["JK1", "JK2"]
+
+
+def cp_code(card: str) -> str:
+    """The test deck's secret CP code of a card (normalised form)."""
+    return f"CP{card}SECRETCODE"
+
+
+def discard_code(card: str) -> str:
+    """The test deck's discard code of a card (normalised form)."""
+    return f"D{card}"
+
+
+@dataclass
+class TestParticipant:
+    id: int
+    external_id: str
+    access_token: str
+    save_codes: list[str] = field(default_factory=list)
+
+
+def make_event(
+    session: Session,
+    *,
+    opens_at: datetime | None = None,
+    closes_at: datetime | None = None,
+    hand_ranking: str = "seed",
+    save_codes_per_participant: int = 10,
+    status: str = "course_open",
+    name: str = "Test rogaine",
+) -> Event:
+    """An event with the full 54-card deck; open from 1 h ago to 17 h from now by default."""
+    now = datetime.now(UTC)
+    event = Event(
+        name=name,
+        opens_at=opens_at or now - timedelta(hours=1),
+        closes_at=closes_at or now + timedelta(hours=17),
+        timezone="Europe/Moscow",
+        hand_ranking=hand_ranking,
+        save_codes_per_participant=save_codes_per_participant,
+        award_places=3,
+        status=status,
+    )
+    session.add(event)
+    session.flush()
+    for number, card in enumerate(DECK, start=1):
+        session.add(
+            Checkpoint(
+                event_id=event.id,
+                number=number,
+                card=card,
+                code=f"{cp_code(card)}{event.id}",
+                discard_code=discard_code(card),
+                lat=55.0 + number / 1000,
+                lon=37.0 + number / 1000,
+                hint=f"hint {number}",
+            )
+        )
+    session.flush()
+    return event
+
+
+def event_cp_code(event: Event, card: str) -> str:
+    """The CP code of `card` in `event` (as make_event stores it)."""
+    return f"{cp_code(card)}{event.id}"
+
+
+def make_participant(
+    session: Session, event: Event, external_id: str, name: str | None = None
+) -> TestParticipant:
+    """A participant with token `token-<external_id>` and save codes `S<external_id>N<i>`."""
+    token = f"token-{external_id}-0123456789abcdef"
+    participant = Participant(
+        event_id=event.id,
+        external_id=external_id,
+        name=name or f"Participant {external_id}",
+        access_token_hash=hash_token(token),
+    )
+    session.add(participant)
+    session.flush()
+    codes = [f"S{external_id}N{i}".upper() for i in range(1, event.save_codes_per_participant + 1)]
+    for position, code in enumerate(codes, start=1):
+        session.add(
+            SaveCode(event_id=event.id, participant_id=participant.id, position=position, code=code)
+        )
+    session.flush()
+    return TestParticipant(participant.id, external_id, token, codes)
