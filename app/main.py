@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from app import health
@@ -11,6 +12,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.web.templating import STATIC_DIR
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -44,6 +46,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         )
     app.add_middleware(RequestLogMiddleware)
 
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     return app
