@@ -1,0 +1,57 @@
+"""Helpers shared by the page routers: rendering, redirects, the language switch."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app.web import i18n
+from app.web.templating import templates
+
+router = APIRouter(include_in_schema=False)
+
+ONE_YEAR = 60 * 60 * 24 * 365  # seconds
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any] | None = None, status: int = 200
+) -> HTMLResponse:
+    """Render a page template; pages are never cached (they show live, private state)."""
+    response = templates.TemplateResponse(request, name, context or {}, status_code=status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def see_other(url: str) -> RedirectResponse:
+    """A 303 redirect: the POST-redirect-GET step after every page form."""
+    response = RedirectResponse(url, status_code=303)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def redirect_exception(url: str) -> HTTPException:
+    """An exception that answers with a 303 to `url` (raised from page dependencies)."""
+    return HTTPException(status_code=303, detail="See other", headers={"Location": url})
+
+
+def local_path(value: str | None, default: str = "/me") -> str:
+    """`value` when it is a path on this site (no scheme, no host), else `default`."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return default
+    return value
+
+
+def quoted(path: str) -> str:
+    return quote(path, safe="/")
+
+
+@router.get("/lang/{lang}")
+def switch_language(lang: str, request: Request, next: str | None = None) -> Response:
+    """Set the `lang` cookie (ru or en) and go back to the page the switch was on."""
+    response = see_other(local_path(next))
+    if lang in i18n.LANGUAGES:
+        response.set_cookie(i18n.LANG_COOKIE, lang, max_age=ONE_YEAR, samesite="lax", path="/")
+    return response

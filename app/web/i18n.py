@@ -1,0 +1,345 @@
+"""The pages' message catalogue: Russian by default, English on request (cookie `lang`).
+
+A small dictionary is enough for a few dozen pages; `translate(lang, key, **values)`
+formats a message with `str.format`. A key missing from the catalogue is shown as is,
+so a forgotten message is visible on the page instead of breaking it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import Request
+
+LANGUAGES = ("ru", "en")
+DEFAULT_LANGUAGE = "ru"
+LANG_COOKIE = "lang"
+
+# key -> (Russian, English)
+MESSAGES: dict[str, tuple[str, str]] = {
+    # layout
+    "app.title": ("Рогейн-покер", "Rogaine Poker"),
+    "lang.switch": ("English", "Русский"),
+    "lang.switch.label": ("Switch to English", "Переключить на русский"),
+    "nav.my_game": ("Моя игра", "My game"),
+    "nav.ceremony": ("Церемония", "Ceremony"),
+    "common.back": ("Назад", "Back"),
+    "common.cancel": ("Отмена", "Cancel"),
+    "common.yes": ("да", "yes"),
+    "common.no": ("нет", "no"),
+    "common.none": ("нет", "none"),
+    "common.error": ("Ошибка", "Error"),
+    "common.save": ("Сохранить", "Save"),
+    # participant: sign in
+    "signin.title": ("Как войти", "How to sign in"),
+    "signin.lead": (
+        "Откройте свою личную ссылку: она напечатана QR-кодом на вашей карточке участника "
+        "и пришла от организаторов. Телефон запомнит вас, и дальше достаточно сканировать "
+        "QR-коды на КП камерой.",
+        "Open your personal link: it is printed as a QR code on your participant card and "
+        "was sent to you by the organisers. The phone remembers you; after that, just scan "
+        "the QR codes at the CPs with the camera.",
+    ),
+    "signin.scan_again": (
+        "После входа отсканируйте этот КП ещё раз — взятие не записано.",
+        "After signing in, scan this CP again — the take was not recorded.",
+    ),
+    "signin.bad_link": (
+        "Эта личная ссылка не работает. Проверьте ссылку или спросите организаторов.",
+        "This personal link does not work. Check the link or ask the organisers.",
+    ),
+    "signin.cookies": (
+        "Для входа браузер должен принимать cookies.",
+        "Your browser must accept cookies to sign in.",
+    ),
+    "signout": ("Выйти", "Sign out"),
+    # participant: my game
+    "game.title": ("Моя игра", "My game"),
+    "game.hello": ("Участник: {name}", "Participant: {name}"),
+    "game.deal_round": ("Сдача {deal}, раунд {round}", "Deal {deal}, round {round}"),
+    "game.hand": ("Рука ({count} из 5)", "Hand ({count} of 5)"),
+    "game.hand_empty": ("В руке пока нет карт.", "No cards in hand yet."),
+    "game.discard_code": ("код сброса", "discard code"),
+    "game.enter_code": ("Ввести код сброса или сохранения", "Enter a discard or save code"),
+    "game.code_label": ("Код", "Code"),
+    "game.code_help": (
+        "Код сброса карты или ваш код сохранения. Перед записью мы попросим подтверждение.",
+        "A card's discard code or one of your save codes. We will ask you to confirm first.",
+    ),
+    "game.check_code": ("Проверить код", "Check the code"),
+    "game.takes": ("Мои взятия", "My takes"),
+    "game.combinations": ("Мои комбинации", "My combinations"),
+    "game.no_combinations": ("Сохранённых комбинаций пока нет.", "No saved combinations yet."),
+    "game.save_codes_left": (
+        "Неиспользованных кодов сохранения: {count}",
+        "Unused save codes: {count}",
+    ),
+    "game.course": ("Дистанция открыта: {opens} — {closes}", "Course open: {opens} — {closes}"),
+    "game.ceremony_link": ("Церемония награждения", "Award ceremony"),
+    "game.scan_hint": (
+        "Сканируйте QR-код на КП камерой телефона: взятие запишется само.",
+        "Scan a CP's QR code with the phone camera: the take is recorded by itself.",
+    ),
+    # next step
+    "next.collect": (
+        "Собирайте карты: нужно ещё {count}.",
+        "Keep collecting: {count} more card(s) needed.",
+    ),
+    "next.decide": (
+        "В руке 5 карт. Решите: сбросить карты (введите их коды сброса) или сохранить руку "
+        "(введите код сохранения).",
+        "Your hand holds 5 cards. Decide: discard cards (enter their discard codes) or save "
+        "the hand (enter a save code).",
+    ),
+    "next.must_save": (
+        "Сбросов больше нет: сохраните эту руку кодом сохранения.",
+        "No discards left: save this hand with a save code.",
+    ),
+    "next.discarding": (
+        "Идёт сброс: можно ввести ещё коды сброса, затем возьмите новые карты.",
+        "Discarding: you may enter more discard codes, then take new cards.",
+    ),
+    "next.draw": (
+        "Берите новые карты: нужно ещё {count}.",
+        "Draw new cards: {count} more card(s) needed.",
+    ),
+    "next.no_save_codes": (
+        "Коды сохранения закончились.",
+        "You have no save codes left.",
+    ),
+    # take result
+    "take.title": ("Взятие", "Take"),
+    "take.counted": ("Взятие засчитано", "The take counted"),
+    "take.not_counted": ("Взятие не засчитано", "The take did not count"),
+    "take.your_card": ("Ваша карта", "Your card"),
+    "take.write_down": (
+        "Запишите код сброса: {code}",
+        "Write down the discard code: {code}",
+    ),
+    "take.discarded": ("Карта сброшена: {card}", "Card discarded: {card}"),
+    "take.saved": ("Комбинация сохранена", "Combination saved"),
+    "take.unknown_take": ("Такого взятия нет.", "There is no such take."),
+    "take.cp": ("КП {number}", "CP {number}"),
+    "take.to_game": ("К моей игре", "To my game"),
+    # reasons in plain words (RULES.md §1.2)
+    "reason.outside_course_hours": (
+        "Дистанция сейчас закрыта: взятия засчитываются только пока она открыта.",
+        "The course is not open now: takes count only while the course is open.",
+    ),
+    "reason.hand_full": (
+        "В руке уже 5 карт, поэтому эта карта не взята. КП не израсходован: сначала сбросьте "
+        "карты или сохраните руку, потом возвращайтесь сюда.",
+        "Your hand already holds 5 cards, so this card was not taken. The CP is not used up: "
+        "discard or save first, then come back here.",
+    ),
+    "reason.duplicate": (
+        "Вы уже брали этот КП: каждый КП засчитывается один раз.",
+        "You have already taken this CP: each CP counts once.",
+    ),
+    "reason.hand_not_full": (
+        "Сбросить или сохранить можно только когда в руке 5 карт.",
+        "You can discard or save only when your hand holds 5 cards.",
+    ),
+    "reason.no_discards_left": (
+        "В этой сдаче сбросов больше нет: сохраните руку.",
+        "No discards are left in this deal: save the hand.",
+    ),
+    "reason.card_not_in_hand": (
+        "Этой карты нет у вас в руке.",
+        "That card is not in your hand.",
+    ),
+    "reason.code_already_used": (
+        "Этот код сохранения уже использован.",
+        "This save code has already been used.",
+    ),
+    "reason.unknown_code": (
+        "Такой код не найден. Проверьте, что ввели его без ошибок.",
+        "No such code. Check that you typed it correctly.",
+    ),
+    # outcomes and kinds
+    "outcome.counted": ("засчитано", "counted"),
+    "outcome.rejected": ("не засчитано", "rejected"),
+    "outcome.voided": ("отменено", "voided"),
+    "kind.card": ("карта", "card"),
+    "kind.discard": ("сброс", "discard"),
+    "kind.save": ("сохранение", "save"),
+    "kind.unknown": ("неизвестный код", "unknown code"),
+    # confirmation
+    "confirm.title": ("Подтвердите", "Confirm"),
+    "confirm.discard": (
+        "Сбросить карту {card}? Это необратимо.",
+        "Discard {card}? This cannot be undone.",
+    ),
+    "confirm.save": (
+        "Сохранить руку как комбинацию? Это необратимо, код сохранения будет израсходован.",
+        "Save the hand as a combination? This cannot be undone; the save code is used up.",
+    ),
+    "confirm.other": (
+        "Записать код {code}? Записанный код нельзя отменить.",
+        "Record the code {code}? A recorded code cannot be undone.",
+    ),
+    "confirm.yes_discard": ("Да, сбросить", "Yes, discard"),
+    "confirm.yes_save": ("Да, сохранить", "Yes, save"),
+    "confirm.yes_record": ("Да, записать", "Yes, record"),
+    "confirm.empty": ("Введите код.", "Enter a code."),
+    # categories
+    "category.five_of_a_kind": ("покер (пять одинаковых)", "five of a kind"),
+    "category.royal_flush": ("флеш-рояль", "royal flush"),
+    "category.four_of_a_kind": ("каре", "four of a kind"),
+    "category.straight_flush": ("стрит-флеш", "straight flush"),
+    "category.full_house": ("фулл-хаус", "full house"),
+    "category.flush": ("флеш", "flush"),
+    "category.straight": ("стрит", "straight"),
+    "category.three_of_a_kind": ("сет (тройка)", "three of a kind"),
+    "category.two_pair": ("две пары", "two pair"),
+    "category.one_pair": ("пара", "one pair"),
+    "category.high_card": ("старшая карта", "high card"),
+    # ceremony (participant)
+    "ceremony.title": ("Церемония награждения", "Award ceremony"),
+    "ceremony.place": ("{place} место", "Place {place}"),
+    "ceremony.not_started": (
+        "Аукционы ещё не начались. Страница обновляется сама.",
+        "The auctions have not started yet. This page refreshes itself.",
+    ),
+    "ceremony.open": ("Аукцион открыт", "The auction is open"),
+    "ceremony.sealed": (
+        "Ставки закрытые: до закрытия аукциона их никто не видит. Ставку можно заменить "
+        "или отозвать. Поставленная комбинация расходуется, даже если не выиграет.",
+        "Bids are sealed: nobody sees them until the auction closes. You may replace or "
+        "withdraw your bid. A combination you bid is used up, even if it does not win.",
+    ),
+    "ceremony.choose": ("Выберите комбинацию", "Choose a combination"),
+    "ceremony.bid": ("Сделать ставку", "Place the bid"),
+    "ceremony.replace": ("Заменить ставку", "Replace the bid"),
+    "ceremony.withdraw": ("Отозвать ставку", "Withdraw the bid"),
+    "ceremony.my_bid": ("Ваша ставка", "Your bid"),
+    "ceremony.receipt": ("Квитанция", "Receipt"),
+    "ceremony.receipt_help": (
+        "Сохраните квитанцию: после закрытия аукциона по ней можно проверить, что ставка "
+        "не была подменена.",
+        "Keep the receipt: after the close it proves your bid was not changed.",
+    ),
+    "ceremony.no_combinations": (
+        "У вас нет неиспользованных комбинаций для ставки.",
+        "You have no unused combinations to bid.",
+    ),
+    "ceremony.not_eligible": (
+        "Вы уже выиграли место и не участвуете в следующих аукционах.",
+        "You have already won a place and take no part in later auctions.",
+    ),
+    "ceremony.closed": ("Аукцион закрыт", "The auction is closed"),
+    "ceremony.winner": ("Победитель: {name}", "Winner: {name}"),
+    "ceremony.no_winner": ("Место не присуждено (нет ставок).", "Place not awarded (no bids)."),
+    "ceremony.tie": ("Ничья — переторжка", "Tie — tie-break round"),
+    "ceremony.results": ("Результаты", "Results"),
+    "ceremony.rank": ("Место в аукционе", "Rank"),
+    "ceremony.bidder": ("Участник", "Participant"),
+    "ceremony.combination": ("Комбинация", "Combination"),
+    "ceremony.bids_in": ("Ставок: {count}", "Bids in: {count}"),
+    "ceremony.podium": ("Пьедестал", "Podium"),
+    "ceremony.bid_placed": ("Ставка принята.", "Your bid is in."),
+    "ceremony.bid_withdrawn": ("Ставка отозвана.", "Your bid was withdrawn."),
+    "ceremony.pending": ("ещё не разыграно", "not yet auctioned"),
+    # admin
+    "admin.title": ("Организатор", "Organiser"),
+    "admin.signin": ("Вход организатора", "Organiser sign-in"),
+    "admin.token": ("Токен организатора", "Organiser token"),
+    "admin.signin.button": ("Войти", "Sign in"),
+    "admin.signin.wrong": ("Неверный токен.", "Wrong token."),
+    "admin.signout": ("Выйти", "Sign out"),
+    "admin.events": ("События", "Events"),
+    "admin.no_events": ("Событий пока нет.", "No events yet."),
+    "admin.dashboard": ("Сводка", "Dashboard"),
+    "admin.checkpoints": ("КП и карты", "Checkpoints"),
+    "admin.participants": ("Участники", "Participants"),
+    "admin.keys": ("Ключи интеграции", "Integration keys"),
+    "admin.ceremony": ("Церемония", "Ceremony"),
+    "admin.projector": ("Проектор", "Projector"),
+    "admin.course_window": ("Окно дистанции", "Course window"),
+    "admin.opens_in": ("до открытия", "until opening"),
+    "admin.closes_in": ("до закрытия", "until closing"),
+    "admin.closed": ("дистанция закрыта", "the course is closed"),
+    "admin.participant_count": ("Участников", "Participants"),
+    "admin.takes_per_minute": ("Взятий в минуту (за 10 мин)", "Takes per minute (last 10 min)"),
+    "admin.takes_total": ("Всего взятий", "Takes in total"),
+    "admin.warnings": ("Предупреждения", "Warnings"),
+    "admin.unsaved_hands": ("Несохранённые руки", "Unsaved hands"),
+    "admin.unknown_codes": ("Неизвестные коды", "Unknown codes"),
+    "admin.hand_full_takes": ("Взятия при полной руке", "Takes with a full hand"),
+    "admin.no_warnings": ("Нет", "None"),
+    "admin.print_qr": ("Печать QR-кодов КП", "Print the CP QR sheet"),
+    "admin.print_cards": ("Печать карточек участников", "Print participant cards"),
+    "admin.number": ("№", "No."),
+    "admin.card": ("Карта", "Card"),
+    "admin.code": ("Код QR", "QR code"),
+    "admin.discard_code": ("Код сброса", "Discard code"),
+    "admin.hint": ("Подсказка", "Hint"),
+    "admin.coords": ("Координаты", "Coordinates"),
+    "admin.name": ("Имя", "Name"),
+    "admin.external_id": ("Номер", "Number"),
+    "admin.category": ("Категория", "Category"),
+    "admin.state": ("Состояние", "State"),
+    "admin.take_log": ("Журнал взятий", "Take log"),
+    "admin.taken_at": ("Время", "Time"),
+    "admin.source": ("Источник", "Source"),
+    "admin.void": ("Отменить", "Void"),
+    "admin.void_reason": ("Причина", "Reason"),
+    "admin.add_take": ("Добавить взятие", "Add a take"),
+    "admin.add_take.code": ("Код (КП, сброса или сохранения)", "Code (CP, discard or save)"),
+    "admin.add_take.at": ("Время (UTC, ГГГГ-ММ-ДДTЧЧ:ММ)", "Time (UTC, YYYY-MM-DDTHH:MM)"),
+    "admin.correction_done": ("Исправление записано.", "Correction recorded."),
+    "admin.key_name": ("Название", "Name"),
+    "admin.key_create": ("Создать ключ", "Create a key"),
+    "admin.key_once": (
+        "Ключ показан один раз — скопируйте его сейчас:",
+        "The key is shown once — copy it now:",
+    ),
+    "admin.key_revoke": ("Отозвать", "Revoke"),
+    "admin.key_revoked": ("отозван", "revoked"),
+    "admin.key_prefix": ("Префикс", "Prefix"),
+    "admin.created_at": ("Создан", "Created"),
+    "admin.open_auction": ("Открыть аукцион", "Open the auction"),
+    "admin.close_auction": ("Закрыть аукцион", "Close the auction"),
+    "admin.auction_status": ("Статус", "Status"),
+    "admin.status.pending": ("не открыт", "not opened"),
+    "admin.status.open": ("открыт", "open"),
+    "admin.status.closed": ("закрыт", "closed"),
+    "admin.status.tie_break": ("переторжка", "tie-break"),
+    "admin.status.awarded": ("присуждено", "awarded"),
+    "admin.status.unawarded": ("не присуждено", "not awarded"),
+    "admin.reveal_next": ("Показать следующую", "Reveal next"),
+    "admin.reveal_all": ("Показать всё", "Reveal all"),
+    "admin.live": ("обновляется автоматически", "updates live"),
+    "admin.csrf": (
+        "Форма устарела или пришла не с этой страницы. Обновите страницу и повторите.",
+        "The form expired or did not come from this page. Reload the page and try again.",
+    ),
+    "admin.not_ready": (
+        "Эта часть сервиса ещё не подключена.",
+        "This part of the service is not available yet.",
+    ),
+}
+
+
+def negotiate(request: Request) -> str:
+    """The page language: the `lang` cookie when it names a known language, else Russian."""
+    lang = request.cookies.get(LANG_COOKIE, "")
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def translate(lang: str, key: str, /, **values: object) -> str:
+    """The message `key` in `lang`, formatted with `values`; the key itself when unknown."""
+    pair = MESSAGES.get(key)
+    if pair is None:
+        return key
+    text = pair[1] if lang == "en" else pair[0]
+    return text.format(**values) if values else text
+
+
+def translator(lang: str) -> Callable[..., str]:
+    """`t(key, **values)` bound to one language, for templates."""
+
+    def t(key: str, /, **values: object) -> str:
+        return translate(lang, key, **values)
+
+    return t

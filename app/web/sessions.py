@@ -1,0 +1,164 @@
+"""Signed cookies of the pages: the participant's sign-in, the organiser's session, CSRF.
+
+All three are itsdangerous signatures keyed by `settings.cookie_secret` (salted per use),
+so nothing about a session lives in process memory and any app process can check it.
+
+- participant cookie `rp_participant`: the participant id (the access token itself is
+  never stored, only its hash in the database);
+- organiser cookie `rp_organiser`: a random session id, proof of a sign-in with the
+  organiser token;
+- CSRF tokens: the signed session id of whoever owns the form (organiser session or
+  participant), checked on every POST of a page form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request, Response
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from app.core.config import Settings
+from app.core.security import new_token
+
+PARTICIPANT_COOKIE = "rp_participant"
+ORGANISER_COOKIE = "rp_organiser"
+PARTICIPANT_MAX_AGE = 60 * 60 * 24 * 30  # seconds: a month covers event and ceremony
+ORGANISER_MAX_AGE = 60 * 60 * 24  # seconds: one night at the desk
+CSRF_MAX_AGE = 60 * 60 * 24  # seconds
+
+
+def _serializer(settings: Settings, salt: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(settings.cookie_secret, salt=f"rogaine-pages:{salt}")
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def _loads(request: Request, cookie: str, salt: str, max_age: int) -> Any | None:
+    value = request.cookies.get(cookie)
+    if not value:
+        return None
+    try:
+        return _serializer(_settings(request), salt).loads(value, max_age=max_age)
+    except BadSignature:
+        return None
+
+
+def _set_cookie(request: Request, response: Response, name: str, value: str, max_age: int):
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        httponly=True,
+        samesite="lax",
+        secure=_settings(request).base_url.startswith("https://"),
+        path="/",
+    )
+
+
+# --- participant -------------------------------------------------------------------
+
+
+def sign_in_participant(request: Request, response: Response, participant_id: int) -> None:
+    """Set the participant cookie (HttpOnly, SameSite=Lax, Secure behind https)."""
+    value = _serializer(_settings(request), "participant").dumps({"pid": participant_id})
+    _set_cookie(request, response, PARTICIPANT_COOKIE, value, PARTICIPANT_MAX_AGE)
+
+
+def participant_id(request: Request) -> int | None:
+    """The participant id of a valid participant cookie, or None."""
+    data = _loads(request, PARTICIPANT_COOKIE, "participant", PARTICIPANT_MAX_AGE)
+    if isinstance(data, dict) and isinstance(data.get("pid"), int):
+        return data["pid"]
+    return None
+
+
+def sign_out_participant(response: Response) -> None:
+    response.delete_cookie(PARTICIPANT_COOKIE, path="/")
+
+
+# --- organiser ---------------------------------------------------------------------
+
+
+def sign_in_organiser(request: Request, response: Response) -> None:
+    """Start an organiser session: a signed random session id in an HttpOnly cookie."""
+    value = _serializer(_settings(request), "organiser").dumps({"sid": new_token(16)})
+    _set_cookie(request, response, ORGANISER_COOKIE, value, ORGANISER_MAX_AGE)
+
+
+def organiser_session_id(request: Request) -> str | None:
+    """The session id of a valid organiser cookie, or None."""
+    data = _loads(request, ORGANISER_COOKIE, "organiser", ORGANISER_MAX_AGE)
+    if isinstance(data, dict) and isinstance(data.get("sid"), str):
+        return data["sid"]
+    return None
+
+
+def has_organiser_session(request: Request) -> bool:
+    """The checker registered as `app.state.organiser_session_check` (see `is_organiser`)."""
+    return organiser_session_id(request) is not None
+
+
+def sign_out_organiser(response: Response) -> None:
+    response.delete_cookie(ORGANISER_COOKIE, path="/")
+
+
+# --- CSRF --------------------------------------------------------------------------
+
+
+def _csrf_subject(request: Request) -> str | None:
+    sid = organiser_session_id(request)
+    if sid is not None:
+        return f"o:{sid}"
+    pid = participant_id(request)
+    if pid is not None:
+        return f"p:{pid}"
+    nonce = request.cookies.get(ANON_COOKIE)
+    if nonce:
+        return f"a:{nonce}"
+    return None
+
+
+def csrf_token(request: Request) -> str:
+    """A CSRF token tied to the caller's session ('' when there is no session)."""
+    subject = _csrf_subject(request)
+    if subject is None:
+        return ""
+    return _serializer(_settings(request), "csrf").dumps(subject)
+
+
+def csrf_valid(request: Request, token: str | None) -> bool:
+    """True when `token` was issued for the caller's current session (and is not too old)."""
+    subject = _csrf_subject(request)
+    if subject is None or not token:
+        return False
+    try:
+        signed = _serializer(_settings(request), "csrf").loads(token, max_age=CSRF_MAX_AGE)
+    except BadSignature:
+        return False
+    return signed == subject
+
+
+# --- anonymous forms (the organiser sign-in) ----------------------------------------
+
+ANON_COOKIE = "rp_csrf"
+
+
+def anonymous_csrf(request: Request) -> tuple[str, str | None]:
+    """A CSRF token for a visitor without a session (the sign-in form: login-CSRF defence).
+
+    Returns `(token, new_nonce)`; when `new_nonce` is not None the caller must set it
+    with `set_anonymous_nonce` on the response.
+    """
+    nonce = request.cookies.get(ANON_COOKIE)
+    new_nonce = None
+    if not nonce:
+        nonce = new_nonce = new_token(16)
+    token = _serializer(_settings(request), "csrf").dumps(f"a:{nonce}")
+    return token, new_nonce
+
+
+def set_anonymous_nonce(request: Request, response: Response, nonce: str) -> None:
+    _set_cookie(request, response, ANON_COOKIE, nonce, CSRF_MAX_AGE)

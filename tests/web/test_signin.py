@@ -1,0 +1,146 @@
+"""Page sign-in, cookies, the language switch and CSRF (TestClient, no browser)."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from tests.conftest import ADMIN_TOKEN
+from tests.factories import make_event, make_participant
+
+
+def set_cookie_headers(response) -> list[str]:
+    return response.headers.get_list("set-cookie")
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert match, "no CSRF token in the form"
+    return match.group(1)
+
+
+def admin_login(client: TestClient) -> None:
+    page = client.get("/admin/login")
+    response = client.post(
+        "/admin/login",
+        data={"token": ADMIN_TOKEN, "csrf_token": csrf_of(page.text), "next": "/admin"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+
+
+def test_personal_link_sets_a_signed_httponly_cookie_and_redirects(
+    client: TestClient, session: Session
+):
+    event = make_event(session)
+    person = make_participant(session, event, "101", name="Анна")
+    session.commit()
+
+    response = client.get(f"/p/{person.access_token}", follow_redirects=False)
+
+    assert response.status_code == 303
+    assert response.headers["location"] == "/me"
+    (cookie,) = [c for c in set_cookie_headers(response) if c.startswith("rp_participant=")]
+    assert "HttpOnly" in cookie
+    assert "SameSite=lax" in cookie
+    assert person.access_token not in cookie  # only the signed id, never the token
+    page = client.get("/me")
+    assert page.status_code == 200
+    assert "Анна" in page.text
+
+
+def test_a_wrong_personal_link_explains_how_to_sign_in(client: TestClient, session: Session):
+    response = client.get("/p/not-a-token")
+    assert response.status_code == 404
+    assert "Как войти" in response.text
+    assert "rp_participant" not in response.headers.get("set-cookie", "")
+
+
+def test_my_game_without_a_cookie_explains_how_to_sign_in(client: TestClient):
+    response = client.get("/me")
+    assert response.status_code == 200
+    assert "личную ссылку" in response.text
+
+
+def test_a_forged_participant_cookie_is_ignored(client: TestClient, session: Session):
+    event = make_event(session)
+    make_participant(session, event, "101", name="Анна")
+    session.commit()
+    client.cookies.set("rp_participant", '{"pid": 1}')
+    response = client.get("/me")
+    assert "Анна" not in response.text
+    assert "Как войти" in response.text
+
+
+def test_language_switch_sets_the_cookie_and_returns_to_the_page(client: TestClient):
+    response = client.get("/lang/en?next=/me", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/me"
+    assert client.get("/me").text.count("How to sign in") >= 1
+    # an outside address is not followed
+    response = client.get("/lang/ru?next=//evil.example/x", follow_redirects=False)
+    assert response.headers["location"] == "/me"
+    assert "Как войти" in client.get("/me").text
+
+
+def test_admin_pages_send_a_browser_without_session_to_sign_in(client: TestClient):
+    response = client.get("/admin", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/admin/login?next=/admin"
+
+
+def test_admin_sign_in_with_the_token_opens_a_session(client: TestClient):
+    admin_login(client)
+    cookie = client.cookies.get("rp_organiser")
+    assert cookie and ADMIN_TOKEN not in cookie
+    assert client.get("/admin", follow_redirects=False).status_code == 200
+
+
+def test_admin_session_is_accepted_by_the_organiser_dependency(client: TestClient, app):
+    admin_login(client)
+
+    # OrganiserDep (app.core.deps.is_organiser) asks the registered checker.
+    assert app.state.organiser_session_check is not None
+    from starlette.requests import Request
+
+    scope = {
+        "type": "http",
+        "headers": [(b"cookie", f"rp_organiser={client.cookies.get('rp_organiser')}".encode())],
+        "app": app,
+    }
+    from app.core.deps import is_organiser
+
+    assert is_organiser(Request(scope))
+    assert not is_organiser(Request({"type": "http", "headers": [], "app": app}))
+
+
+def test_wrong_token_does_not_sign_in(client: TestClient):
+    page = client.get("/admin/login")
+    response = client.post(
+        "/admin/login",
+        data={"token": "wrong", "csrf_token": csrf_of(page.text)},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    assert "error=1" in response.headers["location"]
+    assert client.cookies.get("rp_organiser") is None
+
+
+def test_sign_in_without_csrf_token_is_rejected(client: TestClient):
+    client.get("/admin/login")
+    response = client.post("/admin/login", data={"token": ADMIN_TOKEN, "csrf_token": "x"})
+    assert response.status_code == 403
+    assert client.cookies.get("rp_organiser") is None
+
+
+def test_sign_out_needs_the_csrf_token_of_the_session(client: TestClient):
+    admin_login(client)
+    response = client.post("/admin/logout", data={"csrf_token": "forged"})
+    assert response.status_code == 403
+    assert client.get("/admin", follow_redirects=False).status_code == 200
+    token = csrf_of(client.get("/admin").text)
+    response = client.post("/admin/logout", data={"csrf_token": token}, follow_redirects=False)
+    assert response.status_code == 303
+    assert client.get("/admin", follow_redirects=False).status_code == 303
