@@ -1,0 +1,499 @@
+"""Poker hand evaluation with jokers, in the two ranking presets (RULES.md §1.3, I-5, I-6).
+
+Pure module. Design (fast and easy to check):
+
+- The value of a 5-card hand depends only on the multiset of its ranks, on whether
+  its cards share one suit, and on its jokers. Each rank has a prime (2, 3, 5, …, 41)
+  and a joker counts as the prime 43, so the product of the five primes identifies
+  the multiset (unique factorisation). Each card has a suit bit; a joker has all four,
+  so the AND of the five suit bits is non-zero exactly when the standard cards all
+  share a suit (RULES.md I-6: a joker can then become a card of that suit).
+- Two tables keyed by that product (one for hands whose standard cards share a
+  suit, one for the rest) map every possible hand to its value class. They are
+  built once at import: the joker-free entries by classifying each rank multiset
+  (≈ 7,500 entries), the joker entries by trying every rank (and, when the standard
+  cards share a suit, the suit) each joker can stand for and keeping the best
+  (≈ 3,300 entries). Evaluating a hand is then five dictionary lookups, four
+  multiplications and one lookup, with or without jokers.
+
+Jokers (I-6): a joker stands for a standard card not already in the hand; the
+hand takes the best value so reachable. Exception: five of a kind when the count
+of the most common rank plus the jokers is 5 (four queens + joker; three sevens +
+two jokers). Reaching four of a kind and reaching a straight flush exclude each
+other (four of a kind needs a repeated standard rank, a straight flush five
+different ranks), so the best reachable category is the same in both presets.
+
+Presets (I-5): `seed` — five of a kind > royal flush > four of a kind > straight
+flush > full house > flush > straight > three of a kind > two pair > one pair >
+high card; `classic` — five of a kind > straight flush (the royal flush is its top
+and is still reported as `royal_flush`) > four of a kind > full house > … Ties
+inside a category follow the standard order; suits never rank; all royal flushes
+are equal; a joker hand equals a natural hand of the same value.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, combinations_with_replacement
+
+from app.core.errors import AppError
+from app.poker.cards import DECK, JOKERS, RANKS, SUITS, CardError, parse_hand
+
+CATEGORIES = (
+    "five_of_a_kind",
+    "royal_flush",
+    "four_of_a_kind",
+    "straight_flush",
+    "full_house",
+    "flush",
+    "straight",
+    "three_of_a_kind",
+    "two_pair",
+    "one_pair",
+    "high_card",
+)
+"""Every category, highest first in the `seed` preset."""
+
+RANKINGS = ("seed", "classic")
+"""The ranking presets (RULES.md I-5); `seed` is the default."""
+
+# Category level per preset: the first element of a strength tuple (higher wins).
+_LEVELS: dict[str, dict[str, int]] = {
+    "seed": {cat: len(CATEGORIES) - 1 - i for i, cat in enumerate(CATEGORIES)},
+    "classic": {
+        "five_of_a_kind": 10,
+        "royal_flush": 9,  # the top straight flush: strength (9, 14)
+        "straight_flush": 9,
+        "four_of_a_kind": 8,
+        "full_house": 6,
+        "flush": 5,
+        "straight": 4,
+        "three_of_a_kind": 3,
+        "two_pair": 2,
+        "one_pair": 1,
+        "high_card": 0,
+    },
+}
+
+
+class RankingError(AppError):
+    """An unknown ranking preset: 422, code `invalid_ranking`."""
+
+    status, code = 422, "invalid_ranking"
+
+
+class HandSizeError(AppError):
+    """A hand with the wrong number of cards: 422, code `invalid_hand_size`."""
+
+    status, code = 422, "invalid_hand_size"
+
+
+@dataclass(frozen=True)
+class HandValue:
+    """The value of a 5-card hand in one ranking preset.
+
+    - `category`: one of CATEGORIES (`royal_flush` is reported in both presets);
+    - `strength`: compare with < > == against other hands of the SAME preset; equal
+      strengths tie. It is (category level, tie-break ranks…), ranks 2..14;
+    - `cards`: the 5 concrete cards the hand counts as, jokers replaced by the card
+      each stands for, in display order (the combination's ranks first: quads, then
+      kicker; a wheel shows 5-4-3-2-A). In five of a kind a joker that has no
+      standard card left to stand for stays a joker code;
+    - `source`: the 5 cards as given, canonical codes, in the order given;
+    - `description` / `description_ru`: "four of a kind, queens, ace kicker" /
+      "каре дам, кикер туз".
+    """
+
+    category: str
+    strength: tuple[int, ...]
+    cards: tuple[str, ...]
+    source: tuple[str, ...]
+    description: str
+    description_ru: str
+
+
+# --- rank names -----------------------------------------------------------------------
+
+_EN = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_EN += ("jack", "queen", "king", "ace")
+_EN_PLURAL = ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens")
+_EN_PLURAL += ("jacks", "queens", "kings", "aces")
+_RU = ("двойка", "тройка", "четвёрка", "пятёрка", "шестёрка", "семёрка", "восьмёрка")
+_RU += ("девятка", "десятка", "валет", "дама", "король", "туз")
+_RU_GEN = ("двойки", "тройки", "четвёрки", "пятёрки", "шестёрки", "семёрки", "восьмёрки")
+_RU_GEN += ("девятки", "десятки", "валета", "дамы", "короля", "туза")
+_RU_PLURAL = ("двойки", "тройки", "четвёрки", "пятёрки", "шестёрки", "семёрки", "восьмёрки")
+_RU_PLURAL += ("девятки", "десятки", "валеты", "дамы", "короли", "тузы")
+_RU_GEN_PLURAL = ("двоек", "троек", "четвёрок", "пятёрок", "шестёрок", "семёрок", "восьмёрок")
+_RU_GEN_PLURAL += ("девяток", "десяток", "валетов", "дам", "королей", "тузов")
+
+
+def _en(rank: int) -> str:
+    return _EN[rank - 2]
+
+
+def _ru(rank: int) -> str:
+    return _RU[rank - 2]
+
+
+def _describe(category: str, tiebreak: tuple[int, ...]) -> tuple[str, str]:
+    """English and Russian description of a value class."""
+    t = tiebreak
+    if category == "five_of_a_kind":
+        return f"five of a kind, {_EN_PLURAL[t[0] - 2]}", f"покер {_RU_GEN_PLURAL[t[0] - 2]}"
+    if category == "royal_flush":
+        return "royal flush", "флеш-рояль"
+    if category == "straight_flush":
+        return f"straight flush, {_en(t[0])} high", f"стрит-флеш до {_RU_GEN[t[0] - 2]}"
+    if category == "four_of_a_kind":
+        return (
+            f"four of a kind, {_EN_PLURAL[t[0] - 2]}, {_en(t[1])} kicker",
+            f"каре {_RU_GEN_PLURAL[t[0] - 2]}, кикер {_ru(t[1])}",
+        )
+    if category == "full_house":
+        return (
+            f"full house, {_EN_PLURAL[t[0] - 2]} over {_EN_PLURAL[t[1] - 2]}",
+            f"фулл-хаус, тройка {_RU_GEN_PLURAL[t[0] - 2]} и пара {_RU_GEN_PLURAL[t[1] - 2]}",
+        )
+    if category == "flush":
+        return (
+            "flush, " + ", ".join(_en(r) for r in t),
+            "флеш, " + ", ".join(_ru(r) for r in t),
+        )
+    if category == "straight":
+        return f"straight, {_en(t[0])} high", f"стрит до {_RU_GEN[t[0] - 2]}"
+    if category == "three_of_a_kind":
+        return (
+            f"three of a kind, {_EN_PLURAL[t[0] - 2]}, kickers {_en(t[1])}, {_en(t[2])}",
+            f"тройка {_RU_GEN_PLURAL[t[0] - 2]}, кикеры {_ru(t[1])}, {_ru(t[2])}",
+        )
+    if category == "two_pair":
+        return (
+            f"two pair, {_EN_PLURAL[t[0] - 2]} and {_EN_PLURAL[t[1] - 2]}, {_en(t[2])} kicker",
+            f"две пары, {_RU_PLURAL[t[0] - 2]} и {_RU_PLURAL[t[1] - 2]}, кикер {_ru(t[2])}",
+        )
+    if category == "one_pair":
+        return (
+            f"one pair, {_EN_PLURAL[t[0] - 2]}, kickers " + ", ".join(_en(r) for r in t[1:]),
+            f"пара {_RU_GEN_PLURAL[t[0] - 2]}, кикеры " + ", ".join(_ru(r) for r in t[1:]),
+        )
+    return (
+        "high card, " + ", ".join(_en(r) for r in t),
+        "старшая карта, " + ", ".join(_ru(r) for r in t),
+    )
+
+
+# --- value classes and the tables -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Class:
+    """Everything about a hand that depends only on its ranks and flush flag."""
+
+    category: str
+    ranks: tuple[int, ...]  # the 5 concrete ranks in display order
+    flush: bool  # the concrete cards share one suit
+    strength_seed: tuple[int, ...]
+    strength_classic: tuple[int, ...]
+    description: str
+    description_ru: str
+
+
+def _classify(ranks: Sequence[int], flush: bool) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    """(category, tie-break ranks, display ranks) of 5 standard ranks (RULES.md §1.3).
+
+    Ace is high, and low only in 5-4-3-2-A; no wrap-around.
+    """
+    counts = Counter(ranks)
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    shape = tuple(c for _, c in groups)
+    order = tuple(r for r, c in groups for _ in range(c))  # by count, then rank
+    top = 0
+    if shape == (1, 1, 1, 1, 1):
+        if order[0] - order[4] == 4:
+            top = order[0]
+        elif order == (14, 5, 4, 3, 2):  # the wheel: its top card is the 5
+            top, order = 5, (5, 4, 3, 2, 14)
+    if top and flush:
+        return ("royal_flush" if top == 14 else "straight_flush"), (top,), order
+    if shape == (4, 1):
+        return "four_of_a_kind", order[::4], order
+    if shape == (3, 2):
+        return "full_house", (order[0], order[3]), order
+    if flush:
+        return "flush", order, order
+    if top:
+        return "straight", (top,), order
+    if shape == (3, 1, 1):
+        return "three_of_a_kind", (order[0], order[3], order[4]), order
+    if shape == (2, 2, 1):
+        return "two_pair", (order[0], order[2], order[4]), order
+    if shape == (2, 1, 1, 1):
+        return "one_pair", (order[0], *order[2:]), order
+    return "high_card", order, order
+
+
+def _make_class(category: str, tiebreak: tuple[int, ...], ranks: tuple[int, ...], flush: bool):
+    description, description_ru = _describe(category, tiebreak)
+    return _Class(
+        category=category,
+        ranks=ranks,
+        flush=flush,
+        strength_seed=(_LEVELS["seed"][category], *tiebreak),
+        strength_classic=(_LEVELS["classic"][category], *tiebreak),
+        description=description,
+        description_ru=description_ru,
+    )
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # rank value v -> _PRIMES[v - 2]
+_JOKER_PRIME = 43
+_ALL_SUITS = 0b1111
+
+
+def _prime(rank: int) -> int:
+    return _PRIMES[rank - 2]
+
+
+def _product(ranks: Sequence[int]) -> int:
+    p = 1
+    for r in ranks:
+        p *= _PRIMES[r - 2]
+    return p
+
+
+def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
+    """The two lookup tables: {prime product: value class} for mixed-suit and one-suit hands."""
+    plain: dict[int, _Class] = {}
+    suited: dict[int, _Class] = {}
+    values = range(2, 15)
+
+    def best(candidates: list[_Class]) -> _Class:
+        return max(candidates, key=lambda c: c.strength_seed)
+
+    # Hands without jokers.
+    for combo in combinations_with_replacement(values, 5):
+        if max(Counter(combo).values()) > 4:
+            continue
+        key = _product(combo)
+        plain[key] = _make_class(*_classify(combo, False), False)
+        if len(set(combo)) == 5:
+            suited[key] = _make_class(*_classify(combo, True), True)
+
+    # Five of a kind by count (I-6): four of a rank + a joker, three of a rank + two jokers.
+    for rank in values:
+        five = _make_class("five_of_a_kind", (rank,), (rank,) * 5, False)
+        plain[_prime(rank) ** 4 * _JOKER_PRIME] = five
+        plain[_prime(rank) ** 3 * _JOKER_PRIME**2] = five
+
+    # One joker: it becomes any rank with a free suit; the same suit as four
+    # one-suit standard cards only for a rank not among them.
+    for combo in combinations_with_replacement(values, 4):
+        counts = Counter(combo)
+        if max(counts.values()) == 4:
+            continue  # five of a kind, above
+        key = _product(combo)
+        options = [plain[key * _prime(r)] for r in values if counts[r] < 4]
+        plain[key * _JOKER_PRIME] = best(options)
+        if len(counts) == 4:
+            options += [suited[key * _prime(r)] for r in values if r not in counts]
+            suited[key * _JOKER_PRIME] = best(options)
+
+    # Two jokers: two different standard cards not in the hand.
+    for combo in combinations_with_replacement(values, 3):
+        counts = Counter(combo)
+        if max(counts.values()) == 3:
+            continue  # five of a kind, above
+        key = _product(combo)
+        options = [
+            plain[key * _prime(r1) * _prime(r2)]
+            for r1, r2 in combinations_with_replacement(values, 2)
+            if counts[r1] + 1 + (r1 == r2) <= 4 and counts[r2] + 1 + (r1 == r2) <= 4
+        ]
+        plain[key * _JOKER_PRIME**2] = best(options)
+        if len(counts) == 3:
+            options += [
+                suited[key * _prime(r1) * _prime(r2)]
+                for r1, r2 in combinations(values, 2)
+                if r1 not in counts and r2 not in counts
+            ]
+            suited[key * _JOKER_PRIME**2] = best(options)
+    return plain, suited
+
+
+_PLAIN, _SUITED = _build_tables()
+
+# Per canonical code: its prime (joker 43) and suit bits (joker: all four).
+_CARD_PRIME: dict[str, int] = {code: _JOKER_PRIME for code in JOKERS}
+_CARD_SUIT: dict[str, int] = {code: _ALL_SUITS for code in JOKERS}
+for _code in DECK[:52]:
+    _CARD_PRIME[_code] = _PRIMES[RANKS.index(_code[0])]
+    _CARD_SUIT[_code] = 1 << SUITS.index(_code[1])
+
+
+def _dense_scores(attr: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Integer scores per table key: equal strengths get equal scores, higher wins."""
+    strengths = sorted({getattr(c, attr) for t in (_PLAIN, _SUITED) for c in t.values()})
+    dense = {s: i for i, s in enumerate(strengths)}
+    return (
+        {k: dense[getattr(c, attr)] for k, c in _PLAIN.items()},
+        {k: dense[getattr(c, attr)] for k, c in _SUITED.items()},
+    )
+
+
+_SCORES: dict[str, tuple[dict[int, int], dict[int, int]]] = {
+    "seed": _dense_scores("strength_seed"),
+    "classic": _dense_scores("strength_classic"),
+}
+
+
+# --- public API --------------------------------------------------------------------------
+
+
+def _check_ranking(ranking: str) -> None:
+    if ranking not in _LEVELS:
+        raise RankingError(
+            f"Unknown ranking {ranking!r}: expected one of {', '.join(RANKINGS)}.",
+        )
+
+
+def _five_codes(cards: Sequence[str]) -> list[str]:
+    """Canonical codes of exactly five distinct cards (fast path for canonical input)."""
+    if len(cards) == 5 and all(c in _CARD_PRIME for c in cards) and len(set(cards)) == 5:
+        return list(cards)
+    codes = parse_hand(cards)
+    if len(codes) != 5:
+        raise HandSizeError(f"A hand is exactly 5 cards; got {len(codes)}.")
+    return codes
+
+
+def _lookup(codes: Sequence[str]) -> _Class:
+    a, b, c, d, e = codes
+    p, s = _CARD_PRIME, _CARD_SUIT
+    key = p[a] * p[b] * p[c] * p[d] * p[e]
+    if s[a] & s[b] & s[c] & s[d] & s[e]:
+        return _SUITED[key]
+    return _PLAIN[key]
+
+
+_SUIT_ORDER = {s: i for i, s in enumerate(SUITS)}
+
+
+def _concrete(cls: _Class, codes: Sequence[str]) -> tuple[str, ...]:
+    """The 5 cards `codes` count as, in the display order of `cls` (jokers replaced)."""
+    naturals = sorted(
+        (c for c in codes if c not in JOKERS),
+        key=lambda c: (-RANKS.index(c[0]), _SUIT_ORDER[c[1]]),
+    )
+    jokers = [c for c in codes if c in JOKERS]
+    flush_suit = naturals[0][1] if cls.flush else None
+    used = set(codes)
+    out: list[str] = []
+    for rank in cls.ranks:
+        char = RANKS[rank - 2]
+        natural = next((c for c in naturals if c[0] == char), None)
+        if natural is not None:
+            naturals.remove(natural)
+            out.append(natural)
+            continue
+        suits = flush_suit or SUITS
+        card = next((char + s for s in suits if char + s not in used), None)
+        if card is None:  # five of a kind: no standard card of this rank is left
+            out.append(jokers.pop(0))
+            continue
+        jokers.pop(0)
+        used.add(card)
+        out.append(card)
+    # Within one rank, suits in the order ♠ ♥ ♦ ♣, a joker left as such last.
+    position = {RANKS[r - 2]: i for i, r in reversed(list(enumerate(cls.ranks)))}
+    out.sort(key=lambda c: (5, 0) if c in JOKERS else (position[c[0]], _SUIT_ORDER[c[1]]))
+    return tuple(out)
+
+
+def _value(cls: _Class, codes: Sequence[str], ranking: str) -> HandValue:
+    return HandValue(
+        category=cls.category,
+        strength=cls.strength_seed if ranking == "seed" else cls.strength_classic,
+        cards=_concrete(cls, codes),
+        source=tuple(codes),
+        description=cls.description,
+        description_ru=cls.description_ru,
+    )
+
+
+def evaluate(cards: Sequence[str], ranking: str = "seed") -> HandValue:
+    """The value of exactly 5 cards (any notation of API.md) in preset `ranking`.
+
+    RULES.md §1.3, I-5 (presets), I-6 (jokers). Raises CardError (`invalid_card`,
+    `duplicate_card`), HandSizeError (`invalid_hand_size`) unless 5 cards are given,
+    RankingError (`invalid_ranking`).
+    """
+    _check_ranking(ranking)
+    codes = _five_codes(cards)
+    return _value(_lookup(codes), codes, ranking)
+
+
+def score(cards: Sequence[str], ranking: str = "seed") -> int:
+    """A single integer ranking 5 canonical codes in preset `ranking`: higher wins, equal ties.
+
+    The fast path (used by `compare`, `best_hand` and the benchmark): no parsing and
+    no duplicate check, like treys' `evaluate`. Callers pass 5 distinct canonical
+    codes (from `parse_hand`); an unknown code or preset raises CardError/RankingError.
+    Scores of different presets must not be compared.
+    """
+    try:
+        a, b, c, d, e = cards
+        plain, suited = _SCORES[ranking]
+        p, s = _CARD_PRIME, _CARD_SUIT
+        key = p[a] * p[b] * p[c] * p[d] * p[e]
+        if s[a] & s[b] & s[c] & s[d] & s[e]:
+            return suited[key]
+        return plain[key]
+    except (KeyError, ValueError, TypeError):
+        _check_ranking(ranking)
+        _five_codes(cards)  # raises the precise CardError / HandSizeError
+        raise  # pragma: no cover - valid codes always have a table entry
+
+
+def best_hand(cards: Sequence[str], ranking: str = "seed") -> HandValue:
+    """The best 5-card hand out of 5 to 7 cards (any notation), in preset `ranking`.
+
+    Each 5-card subset is valued as a hand of its own (jokers per I-6 within it).
+    Among equal best subsets the first in `itertools.combinations` order is shown.
+    Raises CardError, HandSizeError (fewer than 5 or more than 7 cards), RankingError.
+    """
+    _check_ranking(ranking)
+    codes = parse_hand(cards)
+    if not 5 <= len(codes) <= 7:
+        raise HandSizeError(f"best_hand takes 5 to 7 cards; got {len(codes)}.")
+    best = max(combinations(codes, 5), key=lambda hand: score(hand, ranking))
+    return _value(_lookup(best), best, ranking)
+
+
+def compare(hands: Sequence[Sequence[str]], ranking: str = "seed") -> list[int]:
+    """Indices (ascending) of the best hands among `hands`, each exactly 5 cards.
+
+    Equal values all win (a tie). The same card may appear in different hands
+    (several participants can hold the same checkpoint's card). Raises CardError,
+    HandSizeError, RankingError; an empty list of hands gives [].
+    """
+    _check_ranking(ranking)
+    scores = [score(_five_codes(hand), ranking) for hand in hands]
+    top = max(scores, default=None)
+    return [i for i, value in enumerate(scores) if value == top]
+
+
+__all__ = [
+    "CATEGORIES",
+    "RANKINGS",
+    "CardError",
+    "HandSizeError",
+    "HandValue",
+    "RankingError",
+    "best_hand",
+    "compare",
+    "evaluate",
+    "score",
+]
