@@ -66,6 +66,50 @@ def _token_origin(settings: Settings) -> str:
     return str(path) if path.exists() else "ADMIN_TOKEN"
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Simulate a whole event through the HTTP API and print the podium and statistics.
+
+    Against `--url` with the organiser token (`--token`, else ADMIN_TOKEN), or
+    in-process on a throwaway SQLite database when no URL is given.
+    """
+    import time
+
+    import httpx
+
+    from app.simulation.client import ApiClient
+    from app.simulation.local import in_process_client
+    from app.simulation.report import render
+    from app.simulation.runner import Simulation, SimulationConfig
+
+    config = SimulationConfig(participants=args.participants, seed=args.seed, date=args.date)
+
+    def log(message: str) -> None:
+        if args.verbose:
+            print(message, file=sys.stderr)
+
+    started = time.perf_counter()
+    if args.url:
+        token = args.token or get_settings().admin_token
+        if not token:
+            print(
+                "simulate --url needs --token or ADMIN_TOKEN (the organiser token)", file=sys.stderr
+            )
+            return 2
+        with httpx.Client(base_url=args.url.rstrip("/"), timeout=60) as http:
+            api = ApiClient(http, token)
+            result = Simulation(api, config, log=log).run()
+    else:
+        with in_process_client() as (http, token):
+            api = ApiClient(http, token)  # type: ignore[arg-type]
+            result = Simulation(api, config, log=log).run()
+    print(render(result))
+    elapsed = time.perf_counter() - started
+    print(
+        f"\n({api.requests} requests in {elapsed:.1f} s, event {result.event_id})", file=sys.stderr
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rogaine-poker", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -74,6 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="default: PORT, else 8000")
     serve.add_argument("--workers", type=int, default=1)
     serve.set_defaults(func=cmd_serve)
+    simulate = commands.add_parser(
+        "simulate", help="play a whole simulated event through the HTTP API, print the podium"
+    )
+    simulate.add_argument("--participants", type=int, default=30, help="default: 30")
+    simulate.add_argument("--seed", type=int, default=1, help="same seed, same run (default: 1)")
+    simulate.add_argument("--url", help="a running service; default: in-process on a temp SQLite")
+    simulate.add_argument("--token", help="organiser token for --url (default: ADMIN_TOKEN)")
+    simulate.add_argument("--date", default="2026-06-13", help="local date the course opens")
+    simulate.add_argument("--verbose", action="store_true", help="progress on stderr")
+    simulate.set_defaults(func=cmd_simulate)
     return parser
 
 

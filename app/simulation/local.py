@@ -1,0 +1,58 @@
+"""Running the simulation in-process: the ASGI app on a throwaway SQLite database."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine
+
+from app.core.config import Settings
+from app.core.db import make_engine
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+IN_PROCESS_TOKEN = "simulation-organiser-token-0123456789"
+
+
+def migrate(engine: Engine) -> None:
+    """`alembic upgrade head` on `engine` (the repository's migrations)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["configure_logger"] = False
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+@contextmanager
+def in_process_client(database_url: str | None = None) -> Iterator[tuple[object, str]]:
+    """A `TestClient` on a fresh app and the organiser token.
+
+    With no `database_url`, the database is a new SQLite file in a temporary
+    directory, migrated to head and deleted afterwards. Request logs are quiet.
+    """
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with tempfile.TemporaryDirectory(prefix="rogaine-sim-") as tmp:
+        url = database_url or f"sqlite:///{Path(tmp) / 'simulation.db'}"
+        settings = Settings(
+            _env_file=None,
+            environment="test",
+            database_url=url,
+            admin_token=IN_PROCESS_TOKEN,
+            log_level="WARNING",
+            data_dir=Path(tmp),
+        )
+        engine = make_engine(settings)
+        try:
+            migrate(engine)
+            with TestClient(create_app(settings, engine)) as client:
+                yield client, IN_PROCESS_TOKEN
+        finally:
+            engine.dispose()

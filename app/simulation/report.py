@@ -1,0 +1,103 @@
+"""The text report of a simulated event: the podium and the night's statistics.
+
+Only things that follow from the seed are printed (no ids, codes or timings),
+so two runs with the same seed print the same report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import mean, median
+
+from app.simulation.cards import CATEGORIES
+from app.simulation.runner import SimulationResult
+
+REASONS = (
+    "outside_course_hours",
+    "hand_full",
+    "duplicate",
+    "hand_not_full",
+    "no_discards_left",
+    "card_not_in_hand",
+    "code_already_used",
+    "unknown_code",
+)
+PLACE_NAMES = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def _pretty(category: str | None) -> str:
+    return (category or "-").replace("_", " ")
+
+
+def render(result: SimulationResult) -> str:
+    """The report as text lines."""
+    lines: list[str] = []
+    add = lines.append
+    add("Podium")
+    for row in sorted(result.podium, key=lambda r: r["place"]):
+        place = PLACE_NAMES.get(row["place"], f"{row['place']}th")
+        if row["winner"] is None:
+            add(f"  {place:4} not awarded (no bids)")
+            continue
+        cards = " ".join(row["cards"] or [])
+        add(
+            f"  {place:4} #{row['winner']} {row['name']:<18} {cards:<20} {_pretty(row['category'])}"
+        )
+    add("")
+    add("Auctions")
+    for closed in result.auctions:
+        winner = f"#{closed['winner']}" if closed.get("winner") else "none"
+        tie = ", after a tie" if closed.get("tie") else ""
+        add(f"  place {closed['place']}: {len(closed.get('bids', []))} bids, winner {winner}{tie}")
+    add("")
+    takes = [take for state in result.states.values() for take in state["takes"]]
+    kinds = Counter(take["kind"] for take in takes)
+    outcomes = Counter(take["outcome"] for take in takes)
+    add(f"Participants: {len(result.states)}")
+    add(
+        f"Takes in the log: {len(takes)} ({outcomes['counted']} counted, "
+        f"{outcomes['rejected']} rejected); by kind: "
+        + ", ".join(f"{kind} {kinds[kind]}" for kind in sorted(kinds))
+    )
+    d = result.deliveries
+    add(
+        f"Deliveries: {d['batches']} batches, {d['accepted'] + d['duplicate_delivery']} items "
+        f"({d['duplicate_delivery']} redelivered duplicates), {d['late_items']} items synced late"
+    )
+    add("")
+    add("Takes rejected, by reason")
+    rejected = result.rejected_by_reason
+    for reason in REASONS:
+        add(f"  {reason:<22} {rejected[reason]:>6}")
+    add("")
+    per = result.combinations_per_participant
+    counts = sorted(per.values())
+    add("Combinations per participant")
+    if counts:
+        add(
+            f"  total {sum(counts)}, mean {mean(counts):.2f}, median {median(counts):g}, "
+            f"min {counts[0]}, max {counts[-1]}"
+        )
+        histogram = Counter(counts)
+        add("  " + ", ".join(f"{n}: {histogram[n]}" for n in sorted(histogram)))
+    add("")
+    add("Category distribution (seed order)")
+    distribution = result.category_distribution
+    total = sum(distribution.values()) or 1
+    for category in CATEGORIES:
+        n = distribution[category]
+        add(f"  {_pretty(category):<16} {n:>6}  {100 * n / total:5.1f}%")
+    add("")
+    unsaved = result.unsaved_hands
+    add(f"Hands never saved: {len(unsaved)} participants")
+    by_strategy: dict[str, list[int]] = {}
+    for participant in result.participants:
+        by_strategy.setdefault(participant["strategy"], []).append(
+            per.get(participant["external_id"], 0)
+        )
+    add("")
+    add("By strategy (participants, mean combinations)")
+    for name in sorted(by_strategy):
+        values = by_strategy[name]
+        add(f"  {name:<14} {len(values):>4}  {mean(values):.2f}")
+    return "\n".join(lines)
