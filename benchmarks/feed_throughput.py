@@ -1,0 +1,348 @@
+"""Feed throughput and latency through real uvicorn processes, with a same-run baseline.
+
+For each backend (SQLite file, throwaway PostgreSQL database) and each number of
+uvicorn workers (1, 2), at 50 and 200 concurrent clients on loopback, measures:
+- the trivial endpoint `GET /healthz` of the same app (the baseline), then
+- the field feed `POST /api/v1/events/{id}/takes`, each client a field device
+  sending its participant's takes one at a time (5 card takes, then a save code,
+  repeated), every take with a later field time than the previous one.
+Prints requests per second, p50 and p99 latency, errors, and the ratio of the
+feed's throughput to the baseline's. Targets (issue 10): PostgreSQL with 2
+workers >= 30 % of the baseline, p99 < 100 ms at 200 clients, no errors.
+
+    python benchmarks/feed_throughput.py            # the default run (a few minutes)
+    python benchmarks/feed_throughput.py --quick    # fewer requests
+    python benchmarks/feed_throughput.py --backends sqlite --workers 1 --clients 50
+
+PostgreSQL: 127.0.0.1:5432, user postgres (trust), override with --pg-url; the
+benchmark creates a database `rogaine_bench_<pid>` and drops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+from _machine import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.simulation.course import build_course  # noqa: E402
+
+TOKEN = "benchmark-organiser-token-0123456789"
+API = "/api/v1"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def migrate(database_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url}
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+class Server:
+    """`uvicorn app.main:app` in a subprocess on a free loopback port."""
+
+    def __init__(self, database_url: str, workers: int) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "ADMIN_TOKEN": TOKEN,
+            "LOG_LEVEL": "WARNING",
+            "ENVIRONMENT": "development",
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(workers),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    time.sleep(0.5 * workers)  # let every worker finish starting
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("uvicorn did not start")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def setup_event(url: str, participants: int, seed: int) -> tuple[int, list[dict], list[str]]:
+    """An event of the seed course with `participants` participants (through the API)."""
+    now = datetime.now(UTC)
+    course = build_course(random.Random(seed))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+        body = {
+            "name": f"Benchmark {seed}",
+            "opens_at": (now - timedelta(hours=2)).isoformat(),
+            "closes_at": (now + timedelta(hours=16)).isoformat(),
+            "timezone": "Europe/Moscow",
+            "hand_ranking": "seed",
+            "save_codes_per_participant": 10,
+        }
+        event = client.post(f"{API}/events", json=body)
+        event.raise_for_status()
+        event_id = event.json()["id"]
+        deck = [
+            {
+                "number": cp.number,
+                "card": cp.card,
+                "lat": cp.lat,
+                "lon": cp.lon,
+                "hint": cp.hint,
+                "code": cp.code,
+                "discard_code": cp.discard_code,
+            }
+            for cp in course
+        ]
+        client.put(f"{API}/events/{event_id}/checkpoints", json={"checkpoints": deck})
+        client.post(f"{API}/events/{event_id}/status", json={"status": "course_open"})
+        created = []
+        for index in range(participants):
+            response = client.post(
+                f"{API}/events/{event_id}/participants",
+                json={"name": f"Bench {index}", "external_id": f"b{seed}-{index}"},
+            )
+            response.raise_for_status()
+            created.append(response.json())
+    codes = [cp.code for cp in course]
+    random.Random(seed).shuffle(codes)
+    return event_id, created, codes
+
+
+async def load(
+    url: str,
+    clients: int,
+    requests_per_client: int,
+    make_request,
+    time_limit: float,
+) -> dict[str, float]:
+    """`clients` coroutines, each sending its requests one after another."""
+    latencies: list[float] = []
+    errors = 0
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
+        started = time.perf_counter()
+        stop_at = started + time_limit
+
+        async def device(index: int) -> None:
+            nonlocal errors
+            for n in range(requests_per_client):
+                if time.perf_counter() > stop_at:
+                    return
+                method, path, kwargs = make_request(index, n)
+                t0 = time.perf_counter()
+                try:
+                    response = await client.request(method, path, **kwargs)
+                    ok = response.status_code == 200
+                    if ok and method == "POST":
+                        ok = all(r.get("status") != "error" for r in response.json()["results"])
+                except httpx.HTTPError:
+                    ok = False
+                latencies.append(time.perf_counter() - t0)
+                errors += not ok
+
+        await asyncio.gather(*(device(i) for i in range(clients)))
+        elapsed = time.perf_counter() - started
+    return {
+        "requests": len(latencies),
+        "rps": len(latencies) / elapsed,
+        "p50": percentile(latencies, 0.50) * 1000,
+        "p99": percentile(latencies, 0.99) * 1000,
+        "errors": errors,
+    }
+
+
+def feed_requests(event_id: int, participants: list[dict], codes: list[str]):
+    """Request factory: device i sends 5 card takes then a save code, over and over."""
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    base = datetime.now(UTC) - timedelta(hours=1)
+
+    def make(index: int, n: int):
+        participant = participants[index]
+        cycle, position = divmod(n, 6)
+        if position < 5:
+            code = codes[(index * 7 + cycle * 5 + position) % len(codes)]
+        else:
+            code = participant["save_codes"][cycle % len(participant["save_codes"])]
+        take = {
+            "participant": participant["external_id"],
+            "code": code,
+            "taken_at": (base + timedelta(seconds=n)).isoformat(),
+            "source": f"bench-{participant['external_id']}",
+            "source_id": str(n),
+        }
+        return (
+            "POST",
+            f"{API}/events/{event_id}/takes",
+            {"json": {"takes": [take]}, "headers": headers},
+        )
+
+    return make
+
+
+def health_requests(index: int, n: int):
+    return "GET", "/healthz", {}
+
+
+def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: list[dict]) -> None:
+    migrate(database_url)
+    seed = 0
+    for workers in args.workers:
+        server = Server(database_url, workers)
+        try:
+            for clients in args.clients:
+                seed += 1
+                event_id, participants, codes = setup_event(server.url, clients, seed)
+                per_client = (
+                    args.requests // clients if args.requests else (8 if args.quick else 30)
+                )
+                per_client = max(per_client, 2)
+                base = asyncio.run(
+                    load(server.url, clients, per_client, health_requests, args.time_limit)
+                )
+                feed = asyncio.run(
+                    load(
+                        server.url,
+                        clients,
+                        per_client,
+                        feed_requests(event_id, participants, codes),
+                        args.time_limit,
+                    )
+                )
+                row = {"backend": name, "workers": workers, "clients": clients}
+                rows.append({**row, "endpoint": "GET /healthz", **base})
+                rows.append(
+                    {**row, "endpoint": "POST takes", **feed, "ratio": feed["rps"] / base["rps"]}
+                )
+                print_row(rows[-2])
+                print_row(rows[-1])
+        finally:
+            server.stop()
+
+
+def print_row(row: dict) -> None:
+    ratio = f"{100 * row['ratio']:5.1f}%" if "ratio" in row else "  base"
+    print(
+        f"{row['backend']:<10} {row['workers']:>2}w {row['clients']:>4}c  {row['endpoint']:<13}"
+        f" {row['requests']:>6} req {row['rps']:>8.1f} req/s  p50 {row['p50']:>7.1f} ms"
+        f"  p99 {row['p99']:>7.1f} ms  errors {row['errors']:>3}  {ratio}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer requests per client")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--clients", default="50,200")
+    parser.add_argument("--requests", type=int, default=0, help="total requests per measurement")
+    parser.add_argument("--time-limit", type=float, default=40.0, help="seconds per measurement")
+    parser.add_argument("--pg-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    args = parser.parse_args()
+    args.workers = [int(w) for w in args.workers.split(",")]
+    args.clients = [int(c) for c in args.clients.split(",")]
+    print(f"machine: {machine()}")
+    print("ratio = feed throughput / /healthz throughput in the same server run")
+    rows: list[dict] = []
+    for backend in args.backends.split(","):
+        if backend == "sqlite":
+            with tempfile.TemporaryDirectory() as tmp:
+                run_backend("sqlite", f"sqlite:///{tmp}/bench.db", args, rows)
+        elif backend == "postgresql":
+            with ThrowawayPostgres(args.pg_url) as url:
+                run_backend("postgresql", url, args, rows)
+    return 0
+
+
+class ThrowawayPostgres:
+    """CREATE DATABASE rogaine_bench_<pid> on enter, DROP it on exit."""
+
+    def __init__(self, admin_url: str) -> None:
+        from sqlalchemy import create_engine
+        from sqlalchemy.engine import make_url
+
+        self.name = f"rogaine_bench_{os.getpid()}"
+        self.admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        self.url = make_url(admin_url).set(database=self.name).render_as_string(hide_password=False)
+
+    def __enter__(self) -> str:
+        from sqlalchemy import text
+
+        with self.admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{self.name}"'))
+            connection.execute(text(f'CREATE DATABASE "{self.name}"'))
+        return self.url
+
+    def __exit__(self, *exc) -> None:
+        from sqlalchemy import text
+
+        with self.admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))
+        self.admin.dispose()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
