@@ -239,7 +239,8 @@ def main() -> int:
         r = run_size(size, args.backend, args.pg_url)
         results.append(r)
         print(
-            f"{r['participants']:>6} participants {r['takes']:>7} takes: rebuild {r['rebuild_s']:6.2f} s"
+            f"{r['participants']:>6} participants {r['takes']:>7} takes:"
+            f" rebuild {r['rebuild_s']:6.2f} s"
             f" ({r['takes'] / r['rebuild_s']:>8.0f} takes/s), peak +{r['peak_mib']:6.1f} MiB;"
             f" baseline read {r['read_s']:5.2f} s; ratio {r['rebuild_s'] / r['read_s']:5.1f}x;"
             f" {r['combinations']} combinations",
