@@ -148,6 +148,8 @@ class Simulation:
         self.discard_code_of_card: dict[str, str] = {}
         self.number_of_code: dict[str, int] = {}
         self.known_codes: set[str] = set()
+        self.public: dict[int, PublicCP] = {}
+        self.start_position = (START_LAT, START_LON)
         self.deliveries: Counter[str] = Counter()
         self._queue: list[tuple[datetime, int, str, int, int]] = []
         self._seq = 0
@@ -186,15 +188,67 @@ class Simulation:
         )
         self._try_status("course_open")
         self.load_world()
-        public = {
-            int(cp["number"]): PublicCP(int(cp["number"]), cp["lat"], cp["lon"], cp["hint"] or "")
+        public = self.load_public()
+        for index in range(self.config.participants):
+            rng = random.Random(self.rng.getrandbits(64))
+            external_id = str(101 + index)
+            name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+            created = self.api.add_participant(
+                self.event_id,
+                {
+                    "name": name,
+                    "external_id": external_id,
+                    "category": rng.choice(("solo", "team")),
+                },
+            )
+            self.add_agent(rng, external_id, name, created["save_codes"], created["access_token"])
+        self.log(f"event {self.event_id}: {len(public)} CPs, {len(self.agents)} participants")
+
+    def attach(
+        self,
+        event_id: int,
+        opens_at: datetime,
+        closes_at: datetime,
+        participants: list[dict[str, Any]],
+    ) -> None:
+        """Play an existing event instead of creating one (the demo event of `make run`).
+
+        `participants`: dicts with `external_id`, `name`, `save_codes` and, when
+        known, `access_token` (otherwise the phone's view is read with the
+        organiser's state endpoint).
+        """
+        self.event_id = event_id
+        self.opens_at, self.closes_at = opens_at, closes_at
+        self.load_world()
+        self.load_public()
+        for participant in participants:
+            rng = random.Random(self.rng.getrandbits(64))
+            self.add_agent(
+                rng,
+                participant["external_id"],
+                participant["name"],
+                participant["save_codes"],
+                participant.get("access_token") or "",
+            )
+
+    def load_public(self) -> dict[int, PublicCP]:
+        """The public CP list (no token): what every participant knows before the start."""
+        self.public = {
+            int(cp["number"]): PublicCP(
+                int(cp["number"]),
+                cp["lat"] if cp.get("lat") is not None else 0.0,
+                cp["lon"] if cp.get("lon") is not None else 0.0,
+                cp.get("hint") or "",
+            )
             for cp in self.api.checkpoints(self.event_id, public=True)
         }
-        for index in range(self.config.participants):
-            agent = self._register(index, public)
-            agent.index = index
-            self.agents.append(agent)
-        self.log(f"event {self.event_id}: {len(public)} CPs, {len(self.agents)} participants")
+        points = list(self.public.values())
+        self.start_position = (
+            (sum(p.lat for p in points) / len(points), sum(p.lon for p in points) / len(points))
+            if points
+            else (START_LAT, START_LON)
+        )
+        return self.public
 
     def load_world(self) -> None:
         """The organiser's CP list: what is physically printed at each CP."""
@@ -212,14 +266,15 @@ class Simulation:
         except ApiError as error:  # an event already past that status, or no such step
             self.log(f"status {status}: {error}")
 
-    def _register(self, index: int, public: dict[int, PublicCP]) -> Agent:
-        rng = random.Random(self.rng.getrandbits(64))
-        external_id = str(101 + index)
-        name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
-        created = self.api.add_participant(
-            self.event_id,
-            {"name": name, "external_id": external_id, "category": rng.choice(("solo", "team"))},
-        )
+    def add_agent(
+        self,
+        rng: random.Random,
+        external_id: str,
+        name: str,
+        save_codes: list[str],
+        access_token: str,
+    ) -> Agent:
+        """A simulated participant with a random strategy, pace, start, finish and device."""
         strategy = rng.choice(sorted(PLAY_STRATEGIES))
         start = self.opens_at + timedelta(minutes=rng.uniform(0, 150))
         if rng.random() < 0.05:  # came too early and scans before the opening
@@ -241,17 +296,25 @@ class Simulation:
             start_at=start,
             finish_at=finish,
             rng=rng,
-            public=public,
-            save_codes=list(created["save_codes"]),
-            access_token=created["access_token"],
+            public=self.public,
+            save_codes=list(save_codes),
+            access_token=access_token,
             forgets_last_save=rng.random() < 0.1,
-            position=(START_LAT, START_LON),
+            position=self.start_position,
+            index=len(self.agents),
         )
         for code in agent.save_codes:
             self.known_codes.add(normalize_code(code))
         source = f"{rng.choice(('app', 'fixpoint'))}-{external_id}"
         self.devices[external_id] = Device(plan_device(rng, source, self.opens_at, self.closes_at))
+        self.agents.append(agent)
         return agent
+
+    def phone_state(self, agent: Agent) -> dict[str, Any]:
+        """The participant's own state, as their phone shows it."""
+        if agent.access_token:
+            return self.api.my_state(agent.access_token)
+        return self.api.state(self.event_id, agent.external_id)
 
     # --- the night ----------------------------------------------------------------
 
@@ -259,11 +322,17 @@ class Simulation:
         self._seq += 1
         heapq.heappush(self._queue, (at, self._seq, kind, agent, cp))
 
-    def play(self) -> None:
-        """Run the night: every participant's walk, takes, decisions and syncs, in field time."""
+    def play(self, until: datetime | None = None) -> None:
+        """Run the night: every participant's walk, takes, decisions and syncs, in field time.
+
+        With `until`, stop before the first thing that happens after it (a history
+        up to now for the demo event); takes still on offline devices stay unsent.
+        """
         for index, agent in enumerate(self.agents):
             self._push(agent.start_at, "walk", index)
         while self._queue:
+            if until is not None and self._queue[0][0] > until:
+                break
             at, _, kind, index, cp = heapq.heappop(self._queue)
             agent = self.agents[index]
             if kind == "walk":
@@ -330,7 +399,7 @@ class Simulation:
         device = self.devices[agent.external_id]
         online = device.plan.online(at) and not device.backlog
         if online:
-            agent.sync(self.api.my_state(agent.access_token), self.number_of_code)
+            agent.sync(self.phone_state(agent), self.number_of_code)
             self.deliveries["state_refreshes"] += 1
         if not agent.at_decision_point():
             return
@@ -388,7 +457,7 @@ class Simulation:
             return
         device = self.devices[agent.external_id]
         if device.plan.online(at) and not device.backlog:
-            agent.sync(self.api.my_state(agent.access_token), self.number_of_code)
+            agent.sync(self.phone_state(agent), self.number_of_code)
         if len(agent.hand) >= 5:
             items: list[dict[str, Any]] = []
             code = self._save_items(agent, items, at)
@@ -415,7 +484,7 @@ class Simulation:
                 result["_code"] = normalize_code(item["code"])
             agent.learn_results(self.number_of_code, results)
         if at < self.closes_at and not agent.finished:
-            agent.sync(self.api.my_state(agent.access_token), self.number_of_code)
+            agent.sync(self.phone_state(agent), self.number_of_code)
             if agent.at_decision_point() and agent.hand_known:
                 self._decide(agent, at)
 
@@ -517,7 +586,7 @@ class Simulation:
         return closes, podium
 
     def _unused(self, agent: Agent, used: dict[str, set[int]]) -> list[OwnCombination]:
-        state = self.api.my_state(agent.access_token)
+        state = self.phone_state(agent)
         return [
             OwnCombination(int(c["id"]), tuple(c["cards"]))
             for c in state["combinations"]
