@@ -296,6 +296,16 @@ class PokerDiceState(GameState):
             actions.extend({"type": "score", "cell": c} for c in self._open_cells(player))
         return actions
 
+    def sample_action(self, descriptor: Action, rng: random.Random) -> Action:
+        """A concrete action for a `legal_actions` entry: physical rolls get dice values
+        (kept dice unchanged, the others drawn from `rng`)."""
+        action = dict(descriptor)
+        if isinstance(action.get("dice"), dict):
+            keep = action.get("keep", [])
+            current = self.dice or [1] * N_DICE
+            action["dice"] = [current[i] if i in keep else rng.randint(1, 6) for i in range(N_DICE)]
+        return action
+
     def apply_action(self, player: int, action: Action) -> None:
         """Roll or write a cell. Raises IllegalAction (with the legal list) and changes nothing."""
         try:

@@ -313,3 +313,19 @@ def test_digital_game_is_deterministic_and_ends() -> None:
     with pytest.raises(IllegalAction):
         state.apply_action(0, {"type": "roll"})
     assert sorted(s["place"] for s in state.result()["standings"])[0] == 1
+
+
+def test_sample_action_fills_physical_dice_and_keeps_kept_ones() -> None:
+    import random
+
+    state = physical(["A"])
+    rng = random.Random(1)
+    first = state.sample_action(state.legal_actions(0)[0], rng)
+    assert first["keep"] == [] and len(first["dice"]) == 5
+    state.apply_action(0, first)
+    descriptor = next(a for a in state.legal_actions(0) if a.get("keep") == [1, 3])
+    second = state.sample_action(descriptor, rng)
+    kept = state.view(None)["turn"]["dice"]
+    assert [second["dice"][1], second["dice"][3]] == [kept[1], kept[3]]
+    state.apply_action(0, second)
+    assert state.view(None)["turn"]["rolls"] == 2
