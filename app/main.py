@@ -14,6 +14,7 @@ from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.web import admin as admin_pages
 from app.web import common as common_pages
+from app.web import extra_games as extra_games_pages
 from app.web import participant as participant_pages
 from app.web.sessions import has_organiser_session
 from app.web.templating import STATIC_DIR
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
     app.include_router(common_pages.router)
+    app.include_router(extra_games_pages.router)
     app.include_router(participant_pages.router)
     app.state.organiser_session_check = has_organiser_session
     return app
