@@ -30,15 +30,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from app.games.base import Action, Game, GameState, IllegalAction, InvalidOptions, register
+from app.poker import cards as poker_cards
+from app.poker.cards import RANKS, SUITS, CardError
 
-RANKS = "23456789TJQKA"
-SUITS = "SHDC"
+# The 52 cards of this game (no jokers), canonical codes of app.poker.cards.
 DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-_SYMBOL_SUITS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
 
 # Grid sizes as columns × rows (RULES.md §4), keyed by the option value.
 GRID_SIZES: dict[str, tuple[int, int]] = {
@@ -67,60 +67,56 @@ MAX_BONUS = 12
 JOKER = "??"  # how the face-down chosen card appears in a scoring area
 
 
-class CardError(ValueError):
-    """A card code that is not one of the 52 cards."""
-
-
 def parse_card(text: Any) -> str:
-    """The canonical code (`QH`, `TS`) of a card written as `QH`, `qh`, `10H`, `Q♥` or `10♥`.
+    """The canonical code of one of the 52 cards, in any notation of API.md ("Q♥" → "QH").
 
-    Raises CardError for anything else (jokers are not cards of this game).
+    Raises CardError (422 `invalid_card`) for anything else, jokers included: this
+    game is played with a 52-card deck (RULES.md §4).
     """
-    if not isinstance(text, str):
-        raise CardError(f"{text!r} is not a card code")
-    code = text.strip().upper()
-    for symbol, suit in _SYMBOL_SUITS.items():
-        code = code.replace(symbol, suit)
-    if code.startswith("10"):
-        code = "T" + code[2:]
-    if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
-        raise CardError(f"{text!r} is not a card code")
+    code = poker_cards.parse_card(text)
+    if poker_cards.is_joker(code):
+        raise CardError(f"{text!r}: jokers are not cards of Locus Poker.", token=str(text))
     return code
 
 
 def display(code: str) -> str:
     """Display form of a canonical code: `Q♥`, `10♠`."""
-    rank = "10" if code[0] == "T" else code[0]
-    return rank + SUIT_SYMBOLS[code[1]]
+    return poker_cards.display(code)
 
 
-def _rank(code: str) -> int:
-    return RANKS.index(code[0]) + 2
+_rank = poker_cards.rank_value
 
 
-def _has_run(ranks: set[int]) -> bool:
-    """Five consecutive ranks among `ranks` (ace high or low)."""
-    ranks = ranks | {1} if 14 in ranks else ranks
-    return any(all(r + k in ranks for k in range(5)) for r in range(1, 11))
+# Five consecutive rank bits, lowest A-2-3-4-5 (the ace is also bit 1) to 10-J-Q-K-A.
+_RUNS = tuple(0b11111 << low for low in range(1, 11))
+
+
+def _has_run(mask: int) -> bool:
+    """Five consecutive ranks in a rank bit mask (bit r for rank r; ace high or low)."""
+    if mask & (1 << 14):
+        mask |= 1 << 1
+    return any(mask & run == run for run in _RUNS)
 
 
 def _category(cards: Sequence[str]) -> str:
     counts = Counter(_rank(c) for c in cards)
-    by_suit: dict[str, set[int]] = {}
+    suit_masks: dict[str, int] = {}
+    suit_sizes: Counter[str] = Counter()
     for c in cards:
-        by_suit.setdefault(c[1], set()).add(_rank(c))
-    most = max(counts.values(), default=0)
-    if any(_has_run(ranks) for ranks in by_suit.values()):
+        suit_masks[c[1]] = suit_masks.get(c[1], 0) | (1 << _rank(c))
+        suit_sizes[c[1]] += 1
+    if any(_has_run(mask) for mask in suit_masks.values()):
         return "straight_flush"
+    most = max(counts.values(), default=0)
     if most >= 4:
         return "four_of_a_kind"
     triples = [r for r, n in counts.items() if n >= 3]
     pairs = [r for r, n in counts.items() if n >= 2]
     if triples and len(pairs) >= 2:
         return "full_house"
-    if any(len(ranks) >= 5 for ranks in by_suit.values()):
+    if any(n >= 5 for n in suit_sizes.values()):
         return "flush"
-    if _has_run(set(counts)):
+    if _has_run(sum(1 << r for r in counts)):
         return "straight"
     if triples:
         return "three_of_a_kind"
@@ -136,15 +132,23 @@ def hand_category(cards: Sequence[str], jokers: int = 0) -> str:
 
     `cards` are canonical codes (at most 9: a scoring area). The best
     combination may use any subset of the cards, so the chosen card need not
-    be part of it. Five equal ranks count as four of a kind.
+    be part of it. Five equal ranks count as four of a kind. Results are
+    memoised by the set of cards (a pure function; areas repeat across turns).
     """
+    return _best_category(frozenset(cards), jokers)
+
+
+@lru_cache(maxsize=1 << 14)
+def _best_category(cards: frozenset[str], jokers: int) -> str:
     if jokers <= 0:
-        return _category(cards)
+        return _category(list(cards))
     best = "nothing"
     for card in DECK:
-        category = hand_category([*cards, card], jokers - 1)
+        category = _best_category(cards | {card}, jokers - 1)
         if HAND_SCORES[category] > HAND_SCORES[best]:
             best = category
+            if best == "straight_flush":
+                break  # nothing scores more
     return best
 
 

@@ -269,3 +269,18 @@ def test_draw_on_equal_totals() -> None:
     result = state.result()
     assert result["winner"] is None and result["draw"] is True
     assert [s["place"] for s in result["standings"]] == [1, 1]
+
+
+def test_card_notations_of_api_md_are_accepted() -> None:
+    # "10♥" and "Т♥" (Cyrillic Т = ace) are TH and AH: hearts T-A with JH QH KH → 11
+    payload = {"cards": ["10♥", "jh", "Д♥", "KH", "Т♥"], "face_down": False, "chips": {}}
+    assert GAME.evaluate(payload)["category"] == "straight_flush"
+    with pytest.raises(InvalidOptions):  # the same card twice in two notations
+        GAME.evaluate({"cards": ["10♥", "TH"], "face_down": False, "chips": {}})
+    flat = [code for row in GRID for code in row]
+    flat[0] = "5♥"  # 5H in another notation
+    assert GAME.new_initial_state(["A", "B"], {"grid": flat}, 0).view(None)["grid"][0][0] == {
+        "card": "5H",
+        "display": "5♥",
+        "played": None,
+    }
