@@ -12,6 +12,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.games import endpoints as games_endpoints
 from app.web import admin as admin_pages
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
@@ -56,7 +57,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
     app.include_router(common_pages.router)
+<<<<<<< HEAD
     app.include_router(extra_games_pages.router)
+=======
+    app.include_router(games_endpoints.router)
+>>>>>>> 88cdfc1 (Games: persistence (games, seats, append-only action log), API endpoints, table tokens, conformance test; Liar's Poker 2.0 hold'em module)
     app.include_router(participant_pages.router)
     app.state.organiser_session_check = has_organiser_session
     return app

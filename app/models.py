@@ -11,6 +11,7 @@ from app.feed.models import (
     TakeOutcome,
     TakeVoid,
 )
+from app.games.models import Game, GameAction, GamePlayer
 
 __all__ = [
     "AuditEntry",
@@ -18,6 +19,9 @@ __all__ = [
     "Checkpoint",
     "Combination",
     "Event",
+    "Game",
+    "GameAction",
+    "GamePlayer",
     "IntegrationKey",
     "Participant",
     "ParticipantState",

@@ -14,8 +14,8 @@ from app.core.config import Settings
 
 access_logger = logging.getLogger("app.access")
 
-# Paths whose last segment is a secret (a participant's link, a CP code): never logged.
-SECRET_PATH_PREFIXES = ("/p/", "/t/")
+# Paths whose last segment is a secret (a participant's link, a CP code, a game token).
+SECRET_PATH_PREFIXES = ("/p/", "/t/", "/g/")
 
 
 def redact_path(path: str) -> str:

@@ -12,10 +12,16 @@ so a game is stored as its action log and rebuilt by `replay`.
 - Players are seat indices 0..n-1 in the order given at creation.
 - `view(None)` is the public view; `view(i)` adds what player i may see and
   nothing that another player may not reveal to them.
+- Optional hooks (with defaults, so a module need not implement them):
+  `private_information()` names each seat's secrets for the shared conformance
+  test (tests/games/test_conformance.py); `organiser_actions()` /
+  `apply_organiser_action()` are actions of the table or organiser rather than of a
+  seat (e.g. ending the game early); in a log they are stored with player `None`.
 """
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -69,6 +75,33 @@ class GameState(ABC):
     def result(self) -> dict[str, Any] | None:
         """Final standings when the game is over, else None. JSON-able."""
 
+    def private_information(self) -> dict[int, list[str]]:
+        """For each seat, the strings only that seat may see now (its hidden cards).
+
+        Used by the conformance test: none of them may appear in the public view or in
+        another seat's view. Default: no hidden information.
+        """
+        return {}
+
+    def sample_action(self, descriptor: Action, rng: random.Random) -> Action:
+        """A concrete action for one entry of `legal_actions` (conformance tests, bots).
+
+        Default: the entry without its descriptive keys; a `min`/`max` range becomes an
+        `amount` drawn from it. Override when a module's descriptors differ.
+        """
+        action = {k: v for k, v in descriptor.items() if k not in ("min", "max")}
+        if "min" in descriptor and "max" in descriptor:
+            action["amount"] = rng.randint(descriptor["min"], descriptor["max"])
+        return action
+
+    def organiser_actions(self) -> list[Action]:
+        """Actions the table/organiser (not a seat) may take now, e.g. `{"type": "end"}`."""
+        return []
+
+    def apply_organiser_action(self, action: Action) -> None:
+        """Apply a table/organiser action. Raises IllegalAction (default: none are legal)."""
+        raise IllegalAction("No organiser action is possible now.", self.organiser_actions())
+
 
 class Game(ABC):
     """A rules module: metadata, option checking, new states, and its open scoring tool."""
@@ -88,6 +121,14 @@ class Game(ABC):
             "options_schema": self.options_schema,
         }
 
+    def public_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options as anyone may see them while the game runs.
+
+        Override to hide equipment that reveals hidden cards (e.g. a banknote deck in
+        dealing order). Default: all options are public.
+        """
+        return options
+
     @abstractmethod
     def new_initial_state(
         self, players: Sequence[str], options: dict[str, Any], seed: int
@@ -104,12 +145,18 @@ def replay(
     players: Sequence[str],
     options: dict[str, Any],
     seed: int,
-    actions: Iterable[tuple[int, Action]],
+    actions: Iterable[tuple[int | None, Action]],
 ) -> GameState:
-    """Rebuild a state from its creation parameters and its (player, action) log."""
+    """Rebuild a state from its creation parameters and its (player, action) log.
+
+    A `None` player marks a table/organiser action (`apply_organiser_action`).
+    """
     state = game.new_initial_state(players, options, seed)
     for player, action in actions:
-        state.apply_action(player, action)
+        if player is None:
+            state.apply_organiser_action(action)
+        else:
+            state.apply_action(player, action)
     return state
 
 
