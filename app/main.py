@@ -57,11 +57,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
     app.include_router(common_pages.router)
-<<<<<<< HEAD
     app.include_router(extra_games_pages.router)
-=======
     app.include_router(games_endpoints.router)
->>>>>>> 88cdfc1 (Games: persistence (games, seats, append-only action log), API endpoints, table tokens, conformance test; Liar's Poker 2.0 hold'em module)
     app.include_router(participant_pages.router)
     app.state.organiser_session_check = has_organiser_session
     return app
