@@ -8,6 +8,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from app import health
+from app.auctions.endpoints import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
+    app.include_router(auctions_router)
     app.include_router(common_pages.router)
     app.include_router(extra_games_pages.router)
     app.include_router(games_endpoints.router)

@@ -1,5 +1,6 @@
 """Every ORM model, imported in one place for Alembic and the schema tests."""
 
+from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import AuditEntry
 from app.core.db import Base
 from app.events.models import Checkpoint, Event, Participant, SaveCode
@@ -14,8 +15,12 @@ from app.feed.models import (
 from app.games.models import Game, GameAction, GamePlayer
 
 __all__ = [
+    "Auction",
+    "AuctionRound",
     "AuditEntry",
     "Base",
+    "Bid",
+    "BidWithdrawal",
     "Checkpoint",
     "Combination",
     "Event",

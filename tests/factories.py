@@ -6,13 +6,16 @@ hashed tokens) so that feed, auction and page tests can start from a known deck.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.security import hash_token
 from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.feed.models import Combination, Take
 
 # The 54 cards in canonical codes (API.md), in a fixed order: CP number = index + 1.
 RANKS = "23456789TJQKA"
@@ -104,3 +107,46 @@ def make_participant(
         )
     session.flush()
     return TestParticipant(participant.id, external_id, token, codes)
+
+
+def make_combination(
+    session: Session,
+    event: Event,
+    participant: TestParticipant,
+    cards: list[str],
+    saved_at: datetime | None = None,
+    *,
+    deal: int | None = None,
+) -> Combination:
+    """A saved combination inserted directly: a save Take (source "test") and its
+    Combination row (id = the take id), categorised by the evaluator under the
+    event's preset. `saved_at` defaults to one minute after the course opened."""
+    from app.poker.evaluator import evaluate
+
+    saved_at = saved_at or event.opens_at + timedelta(minutes=1)
+    previous = session.scalars(
+        select(Combination).where(Combination.participant_id == participant.id)
+    ).all()
+    take = Take(
+        event_id=event.id,
+        participant_id=participant.id,
+        source="test",
+        source_id=f"combination-{participant.external_id}-{len(previous) + 1}-{uuid.uuid4().hex}",
+        code=participant.save_codes[len(previous) % len(participant.save_codes)],
+        taken_at=saved_at,
+        recorded_by="test",
+    )
+    session.add(take)
+    session.flush()
+    combination = Combination(
+        id=take.id,
+        event_id=event.id,
+        participant_id=participant.id,
+        cards=list(cards),
+        category=evaluate(cards, event.hand_ranking).category,
+        deal=deal if deal is not None else len(previous) + 1,
+        saved_at=saved_at,
+    )
+    session.add(combination)
+    session.flush()
+    return combination

@@ -1,0 +1,139 @@
+"""Auction endpoints (API.md "Auctions"): thin — parse, authorise, delegate to the service.
+
+The same `bids` and `close` endpoints serve round 1 and the tie-break rounds:
+they always act on the auction's current open round (`round` in the views).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
+
+from app.auctions import service
+from app.auctions.schemas import (
+    AuctionRead,
+    BidCreate,
+    BidRead,
+    CloseRead,
+    CloseRequest,
+    ResultsRead,
+    VerifyRead,
+    WithdrawalRead,
+)
+from app.core.deps import OrganiserDep, SessionDep, bearer_token, is_organiser
+from app.core.errors import Unauthorized
+from app.events.deps import EventDep, participant_by_token
+
+router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
+
+
+def get_caller(request: Request, session: SessionDep, event: EventDep) -> service.Caller:
+    """The organiser, a participant of this event (own access token), or anybody."""
+    if is_organiser(request):
+        return service.Caller(organiser=True)
+    participant = participant_by_token(session, bearer_token(request))
+    if participant is not None and participant.event_id == event.id:
+        return service.Caller(organiser=False, participant=participant)
+    return service.Caller(organiser=False)
+
+
+CallerDep = Annotated[service.Caller, Depends(get_caller)]
+
+
+def _require_bidder(caller: service.Caller) -> None:
+    if not caller.organiser and caller.participant is None:
+        raise Unauthorized("The organiser token or the participant's own access token is needed.")
+
+
+@router.get("/results", response_model=ResultsRead)
+def get_results(event: EventDep, session: SessionDep) -> dict:
+    """Final results: places 1..N with winner, combination and category, and every
+    closed round's revealed bids. Only closed rounds appear, so it is public."""
+    return service.results(session, event)
+
+
+@router.get("/results.csv", response_class=Response)
+def get_results_csv(event: EventDep, session: SessionDep) -> Response:
+    """The results as CSV (one row per revealed bid, plus unawarded/pending places)."""
+    return Response(
+        service.results_csv(session, event),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="event-{event.id}-results.csv"'},
+    )
+
+
+@router.post("/{place}/open", response_model=AuctionRead)
+def open_auction(
+    place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+) -> dict:
+    """Open the auction for `place` (lowest place first; one auction at a time)."""
+    return service.open_auction(session, event, place, caller)
+
+
+@router.post("/{place}/bids", response_model=BidRead, status_code=201)
+def place_bid(
+    place: int, body: BidCreate, event: EventDep, session: SessionDep, caller: CallerDep
+) -> dict:
+    """Seal a bid in the current round (organiser on behalf, or the participant).
+    A new bid of the same participant in the same round replaces their previous one."""
+    _require_bidder(caller)
+    return service.place_bid(
+        session,
+        event,
+        place,
+        caller,
+        participant=body.participant,
+        combination_id=body.combination_id,
+        round_number=body.round,
+    )
+
+
+@router.delete("/{place}/bids/{bid_id}", response_model=WithdrawalRead)
+def withdraw_bid(
+    place: int, bid_id: int, event: EventDep, session: SessionDep, caller: CallerDep
+) -> dict:
+    """Withdraw a live bid before its round closes (organiser or the bidder)."""
+    _require_bidder(caller)
+    return service.withdraw_bid(session, event, place, caller, bid_id)
+
+
+@router.post("/{place}/close", response_model=CloseRead)
+def close_auction(
+    place: int,
+    event: EventDep,
+    session: SessionDep,
+    _: OrganiserDep,
+    caller: CallerDep,
+    body: Annotated[CloseRequest | None, Body()] = None,
+) -> dict:
+    """Close the current round and reveal it: the winner, or a tie-break round for the
+    tied bidders (`status` stays "open"), or lots when nobody tied can rebid."""
+    return service.close_auction(
+        session, event, place, caller, lots_seed=body.lots_seed if body else None
+    )
+
+
+@router.post("/{place}/undo", response_model=AuctionRead)
+def undo_close(
+    place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+) -> dict:
+    """Undo the last close of this auction, only until the next auction opens."""
+    return service.undo_close(session, event, place, caller)
+
+
+@router.get("/{place}/verify", response_model=VerifyRead, response_model_exclude_none=True)
+def verify_receipt(
+    place: int,
+    event: EventDep,
+    session: SessionDep,
+    receipt: Annotated[str, Query(min_length=64, max_length=64, pattern="^[0-9a-fA-F]{64}$")],
+) -> dict:
+    """Check a bid receipt after the close: the revealed data and sha256 recomputed."""
+    return service.verify_receipt(session, event, place, receipt)
+
+
+@router.get("/{place}", response_model=AuctionRead)
+def get_auction(place: int, event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
+    """The auction as the caller may see it: sealed bids are never shown before the close."""
+    return service.auction_view(session, event, place, caller)

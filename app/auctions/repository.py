@@ -1,0 +1,175 @@
+"""Queries of the auctions domain (all SQL lives here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.events.models import Event, Participant
+from app.feed.models import Combination
+
+
+def lock_event(session: Session, event_id: int) -> Event:
+    """The event row, locked FOR UPDATE on PostgreSQL (SQLite: the write transaction
+    is already exclusive). Serialises ceremony steps: open, close, undo."""
+    return session.execute(select(Event).where(Event.id == event_id).with_for_update()).scalar_one()
+
+
+def get_auction(
+    session: Session, event_id: int, place: int, *, lock: bool = False
+) -> Auction | None:
+    """The auction of `place`, or None when it was never opened.
+
+    `lock=True` takes the row lock (SELECT ... FOR UPDATE) that serialises bids,
+    withdrawals and the close of this auction across app processes.
+    """
+    query = select(Auction).where(Auction.event_id == event_id, Auction.place == place)
+    if lock:
+        query = query.with_for_update()
+        return session.execute(query).scalar_one_or_none()
+    return session.scalar(query)
+
+
+def auctions_of_event(session: Session, event_id: int) -> dict[int, Auction]:
+    """Every auction row of the event by place."""
+    rows = session.scalars(select(Auction).where(Auction.event_id == event_id))
+    return {auction.place: auction for auction in rows}
+
+
+def rounds_of(session: Session, auction_id: int) -> list[AuctionRound]:
+    """The auction's rounds, round 1 first."""
+    return list(
+        session.scalars(
+            select(AuctionRound)
+            .where(AuctionRound.auction_id == auction_id)
+            .order_by(AuctionRound.number)
+        )
+    )
+
+
+def get_round(session: Session, auction_id: int, number: int) -> AuctionRound | None:
+    return session.scalar(
+        select(AuctionRound).where(
+            AuctionRound.auction_id == auction_id, AuctionRound.number == number
+        )
+    )
+
+
+def _live():
+    return (
+        select(Bid)
+        .outerjoin(BidWithdrawal, BidWithdrawal.bid_id == Bid.id)
+        .where(BidWithdrawal.id.is_(None))
+    )
+
+
+def live_bids(session: Session, round_id: int) -> list[Bid]:
+    """The bids of a round that count: neither replaced nor withdrawn (RULES.md I-7)."""
+    return list(session.scalars(_live().where(Bid.round_id == round_id).order_by(Bid.id)))
+
+
+def live_bid_of(session: Session, round_id: int, participant_id: int) -> Bid | None:
+    """The participant's live bid in a round, or None."""
+    return session.scalar(
+        _live().where(Bid.round_id == round_id, Bid.participant_id == participant_id)
+    )
+
+
+def bids_in_round(session: Session, round_id: int) -> int:
+    """How many bid rows (live or not) a round has ever had."""
+    return len(session.scalars(select(Bid.id).where(Bid.round_id == round_id)).all())
+
+
+def get_bid(session: Session, bid_id: int) -> Bid | None:
+    return session.get(Bid, bid_id)
+
+
+def withdrawal_of(session: Session, bid_id: int) -> BidWithdrawal | None:
+    return session.scalar(select(BidWithdrawal).where(BidWithdrawal.bid_id == bid_id))
+
+
+def bid_by_receipt(session: Session, auction_id: int, receipt: str) -> Bid | None:
+    return session.scalar(
+        select(Bid).where(Bid.auction_id == auction_id, Bid.receipt == receipt).order_by(Bid.id)
+    )
+
+
+def used_combination_ids(session: Session, event_id: int) -> set[int]:
+    """Combinations used up: live bids in a closed round of any auction of the event."""
+    rows = session.scalars(
+        _live()
+        .with_only_columns(Bid.combination_id)
+        .join(AuctionRound, AuctionRound.id == Bid.round_id)
+        .join(Auction, Auction.id == Bid.auction_id)
+        .where(Auction.event_id == event_id, AuctionRound.status == "closed")
+    )
+    return set(rows)
+
+
+def winner_ids(session: Session, event_id: int) -> set[int]:
+    """Participant ids that won a closed auction of the event (RULES.md I-8)."""
+    rows = session.scalars(
+        select(Auction.winner_participant_id).where(
+            Auction.event_id == event_id,
+            Auction.status == "closed",
+            Auction.winner_participant_id.is_not(None),
+        )
+    )
+    return set(rows)
+
+
+def external_ids(session: Session, event_id: int) -> dict[int, str]:
+    """participant id -> external id, for every participant of the event."""
+    rows = session.execute(
+        select(Participant.id, Participant.external_id).where(Participant.event_id == event_id)
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def participant_names(session: Session, event_id: int) -> dict[int, str]:
+    rows = session.execute(
+        select(Participant.id, Participant.name).where(Participant.event_id == event_id)
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def participant_by_external_id(
+    session: Session, event_id: int, external_id: str
+) -> Participant | None:
+    return session.scalar(
+        select(Participant).where(
+            Participant.event_id == event_id, Participant.external_id == external_id
+        )
+    )
+
+
+def combination_in_event(
+    session: Session, event_id: int, combination_id: int
+) -> Combination | None:
+    combination = session.get(Combination, combination_id)
+    if combination is None or combination.event_id != event_id:
+        return None
+    return combination
+
+
+def combinations_by_id(session: Session, ids: Iterable[int]) -> dict[int, Combination]:
+    ids = list(set(ids))
+    found: dict[int, Combination] = {}
+    for start in range(0, len(ids), 1000):
+        chunk = ids[start : start + 1000]
+        for combination in session.scalars(select(Combination).where(Combination.id.in_(chunk))):
+            found[combination.id] = combination
+    return found
+
+
+def combinations_of(session: Session, participant_id: int) -> list[Combination]:
+    return list(
+        session.scalars(
+            select(Combination)
+            .where(Combination.participant_id == participant_id)
+            .order_by(Combination.id)
+        )
+    )
