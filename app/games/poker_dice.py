@@ -64,6 +64,7 @@ SUBTOTAL_PREMIUM = 50
 POKER_PREMIUM = 50
 EXCESS_SCORING = ("seed", "per_extra_die")
 DICE_MODES = ("digital", "physical")
+RECENT_HISTORY = 20  # events of the game shown in a view (rolls, written cells)
 
 
 class DiceError(ValueError):
@@ -414,7 +415,8 @@ class PokerDiceState(GameState):
         }
 
     def view(self, player: int | None) -> dict[str, Any]:
-        """The whole table (poker dice hides nothing): sheets, the turn, the roll-off, history."""
+        """The whole table (poker dice hides nothing): sheets, the turn, the roll-off and the
+        last `RECENT_HISTORY` events (the sheets hold everything that scores)."""
         current = self._current()
         turn = None
         if self.phase == "play":
@@ -449,7 +451,7 @@ class PokerDiceState(GameState):
             "order": self.order,
             "turn": turn,
             "sheets": [self._sheet_view(p) for p in range(len(self.players))],
-            "history": self.history,
+            "history": self.history[-RECENT_HISTORY:],
             "result": self.result(),
         }
 
@@ -478,7 +480,7 @@ class PokerDice(Game):
     name = "poker-dice"
     title = "Poker dice"
     min_players = 1
-    max_players = 12
+    max_players = 8  # the seed sets no limit; one shared sheet stays readable up to 8
     options_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
