@@ -14,6 +14,7 @@ from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.games import endpoints as games_endpoints
+from app.poker import endpoints as poker
 from app.web import admin as admin_pages
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(extra_games_pages.router)
     app.include_router(games_endpoints.router)
     app.include_router(participant_pages.router)
+    app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session
     return app
 

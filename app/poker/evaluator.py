@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
+from operator import itemgetter
 
 from app.core.errors import AppError
 from app.poker.cards import DECK, JOKERS, RANKS, SUITS, CardError, parse_hand
@@ -264,10 +265,12 @@ def _product(ranks: Sequence[int]) -> int:
     return p
 
 
-def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
-    """The two lookup tables: {prime product: value class} for mixed-suit and one-suit hands."""
+def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class], dict[int, tuple[int, ...]]]:
+    """The lookup tables {prime product: value class} for mixed-suit and one-suit hands,
+    and {prime product: the standard ranks, highest first} (the jokers left out)."""
     plain: dict[int, _Class] = {}
     suited: dict[int, _Class] = {}
+    naturals: dict[int, tuple[int, ...]] = {}
     values = range(2, 15)
 
     def best(candidates: list[_Class]) -> _Class:
@@ -278,6 +281,7 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
         if max(Counter(combo).values()) > 4:
             continue
         key = _product(combo)
+        naturals[key] = combo[::-1]
         plain[key] = _make_class(*_classify(combo, False), False)
         if len(set(combo)) == 5:
             suited[key] = _make_class(*_classify(combo, True), True)
@@ -287,6 +291,8 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
         five = _make_class("five_of_a_kind", (rank,), (rank,) * 5, False)
         plain[_prime(rank) ** 4 * _JOKER_PRIME] = five
         plain[_prime(rank) ** 3 * _JOKER_PRIME**2] = five
+        naturals[_prime(rank) ** 4 * _JOKER_PRIME] = (rank,) * 4
+        naturals[_prime(rank) ** 3 * _JOKER_PRIME**2] = (rank,) * 3
 
     # One joker: it becomes any rank with a free suit; the same suit as four
     # one-suit standard cards only for a rank not among them.
@@ -297,6 +303,7 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
         key = _product(combo)
         options = [plain[key * _prime(r)] for r in values if counts[r] < 4]
         plain[key * _JOKER_PRIME] = best(options)
+        naturals[key * _JOKER_PRIME] = combo[::-1]
         if len(counts) == 4:
             options += [suited[key * _prime(r)] for r in values if r not in counts]
             suited[key * _JOKER_PRIME] = best(options)
@@ -313,6 +320,7 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
             if counts[r1] + 1 + (r1 == r2) <= 4 and counts[r2] + 1 + (r1 == r2) <= 4
         ]
         plain[key * _JOKER_PRIME**2] = best(options)
+        naturals[key * _JOKER_PRIME**2] = combo[::-1]
         if len(counts) == 3:
             options += [
                 suited[key * _prime(r1) * _prime(r2)]
@@ -320,10 +328,10 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class]]:
                 if r1 not in counts and r2 not in counts
             ]
             suited[key * _JOKER_PRIME**2] = best(options)
-    return plain, suited
+    return plain, suited, naturals
 
 
-_PLAIN, _SUITED = _build_tables()
+_PLAIN, _SUITED, _NATURALS = _build_tables()
 
 # Per canonical code: its prime (joker 43) and suit bits (joker: all four).
 _CARD_PRIME: dict[str, int] = {code: _JOKER_PRIME for code in JOKERS}
@@ -359,67 +367,99 @@ def _check_ranking(ranking: str) -> None:
         )
 
 
+_CANONICAL = frozenset(DECK)
+
+
 def _five_codes(cards: Sequence[str]) -> list[str]:
-    """Canonical codes of exactly five distinct cards (fast path for canonical input)."""
-    if len(cards) == 5 and all(c in _CARD_PRIME for c in cards) and len(set(cards)) == 5:
-        return list(cards)
+    """Canonical codes of exactly five distinct cards (any notation)."""
     codes = parse_hand(cards)
     if len(codes) != 5:
         raise HandSizeError(f"A hand is exactly 5 cards; got {len(codes)}.")
     return codes
 
 
-def _lookup(codes: Sequence[str]) -> _Class:
+def _plan(cls: _Class, naturals: tuple[int, ...]) -> tuple[int | str, ...]:
+    """Where each card of `cls.ranks` (display order) comes from: an int is the index of a
+    standard card in the hand sorted by rank (highest first, then ♠ ♥ ♦ ♣); a rank
+    character is a card a joker stands for."""
+    free = list(enumerate(naturals))
+    plan: list[int | str] = []
+    for rank in cls.ranks:
+        index = next((i for i, r in free if r == rank), None)
+        if index is None:
+            plan.append(RANKS[rank - 2])
+        else:
+            plan.append(index)
+            free.remove((index, rank))
+    return tuple(plan)
+
+
+def _entries(table: dict[int, _Class]) -> dict[int, tuple[_Class, object]]:
+    """{key: (value class, plan)}: for joker-free hands the plan is an itemgetter that
+    puts the rank-sorted hand in display order, otherwise the `_plan` tuple."""
+    entries: dict[int, tuple[_Class, object]] = {}
+    for key, cls in table.items():
+        plan = _plan(cls, _NATURALS[key])
+        if key % _JOKER_PRIME:
+            entries[key] = (cls, itemgetter(*plan))
+        else:
+            entries[key] = (cls, plan)
+    return entries
+
+
+_PLAIN_ENTRIES = _entries(_PLAIN)
+_SUITED_ENTRIES = _entries(_SUITED)
+
+# Sort key of a code: rank (highest first), then suit ♠ ♥ ♦ ♣; jokers last.
+_ORDER: dict[str, int] = {code: i for i, code in enumerate(DECK)}
+for _rank_index, _rank in enumerate(reversed(RANKS)):
+    for _suit_index, _suit in enumerate(SUITS):
+        _ORDER[_rank + _suit] = _rank_index * 4 + _suit_index
+
+
+def _with_jokers(plan: tuple[int | str, ...], ordered: list[str], flush: bool) -> tuple[str, ...]:
+    """The concrete cards of a hand with jokers (I-6): each joker becomes a standard card
+    not in the hand — of the flush suit in a flush, else the first free suit ♠ ♥ ♦ ♣ —
+    or stays a joker in five of a kind when no card of the rank is left.
+
+    `ordered` is the hand sorted by `_ORDER` (the jokers last)."""
+    used = set(ordered)
+    suits = ordered[0][1] if flush else SUITS
+    jokers = 3 if ordered[3] in JOKERS else 4  # index of the next joker to replace
+    cards: list[str] = []
+    for slot in plan:
+        if slot.__class__ is int:
+            cards.append(ordered[slot])
+            continue
+        for suit in suits:
+            card = slot + suit
+            if card not in used:
+                used.add(card)
+                cards.append(card)
+                jokers += 1
+                break
+        else:  # five of a kind: the joker stays a joker
+            cards.append(ordered[jokers])
+            jokers += 1
+    return tuple(cards)
+
+
+def _value(codes: Sequence[str], ranking: str) -> HandValue:
+    """The HandValue of 5 distinct canonical codes."""
     a, b, c, d, e = codes
     p, s = _CARD_PRIME, _CARD_SUIT
     key = p[a] * p[b] * p[c] * p[d] * p[e]
-    if s[a] & s[b] & s[c] & s[d] & s[e]:
-        return _SUITED[key]
-    return _PLAIN[key]
-
-
-_SUIT_ORDER = {s: i for i, s in enumerate(SUITS)}
-
-
-def _concrete(cls: _Class, codes: Sequence[str]) -> tuple[str, ...]:
-    """The 5 cards `codes` count as, in the display order of `cls` (jokers replaced)."""
-    naturals = sorted(
-        (c for c in codes if c not in JOKERS),
-        key=lambda c: (-RANKS.index(c[0]), _SUIT_ORDER[c[1]]),
-    )
-    jokers = [c for c in codes if c in JOKERS]
-    flush_suit = naturals[0][1] if cls.flush else None
-    used = set(codes)
-    out: list[str] = []
-    for rank in cls.ranks:
-        char = RANKS[rank - 2]
-        natural = next((c for c in naturals if c[0] == char), None)
-        if natural is not None:
-            naturals.remove(natural)
-            out.append(natural)
-            continue
-        suits = flush_suit or SUITS
-        card = next((char + s for s in suits if char + s not in used), None)
-        if card is None:  # five of a kind: no standard card of this rank is left
-            out.append(jokers.pop(0))
-            continue
-        jokers.pop(0)
-        used.add(card)
-        out.append(card)
-    # Within one rank, suits in the order ♠ ♥ ♦ ♣, a joker left as such last.
-    position = {RANKS[r - 2]: i for i, r in reversed(list(enumerate(cls.ranks)))}
-    out.sort(key=lambda c: (5, 0) if c in JOKERS else (position[c[0]], _SUIT_ORDER[c[1]]))
-    return tuple(out)
-
-
-def _value(cls: _Class, codes: Sequence[str], ranking: str) -> HandValue:
+    flush = s[a] & s[b] & s[c] & s[d] & s[e]
+    cls, plan = _SUITED_ENTRIES[key] if flush else _PLAIN_ENTRIES[key]
+    ordered = sorted(codes, key=_ORDER.__getitem__)
+    cards = _with_jokers(plan, ordered, cls.flush) if plan.__class__ is tuple else plan(ordered)
     return HandValue(
-        category=cls.category,
-        strength=cls.strength_seed if ranking == "seed" else cls.strength_classic,
-        cards=_concrete(cls, codes),
-        source=tuple(codes),
-        description=cls.description,
-        description_ru=cls.description_ru,
+        cls.category,
+        cls.strength_seed if ranking == "seed" else cls.strength_classic,
+        cards,
+        tuple(codes),
+        cls.description,
+        cls.description_ru,
     )
 
 
@@ -430,9 +470,11 @@ def evaluate(cards: Sequence[str], ranking: str = "seed") -> HandValue:
     `duplicate_card`), HandSizeError (`invalid_hand_size`) unless 5 cards are given,
     RankingError (`invalid_ranking`).
     """
-    _check_ranking(ranking)
-    codes = _five_codes(cards)
-    return _value(_lookup(codes), codes, ranking)
+    if ranking not in _SCORES:
+        _check_ranking(ranking)
+    if not (len(cards) == 5 and _CANONICAL.issuperset(cards) and len(set(cards)) == 5):
+        cards = _five_codes(cards)
+    return _value(cards, ranking)
 
 
 def score(cards: Sequence[str], ranking: str = "seed") -> int:
@@ -469,7 +511,7 @@ def best_hand(cards: Sequence[str], ranking: str = "seed") -> HandValue:
     if not 5 <= len(codes) <= 7:
         raise HandSizeError(f"best_hand takes 5 to 7 cards; got {len(codes)}.")
     best = max(combinations(codes, 5), key=lambda hand: score(hand, ranking))
-    return _value(_lookup(best), best, ranking)
+    return _value(best, ranking)
 
 
 def compare(hands: Sequence[Sequence[str]], ranking: str = "seed") -> list[int]:

@@ -188,7 +188,8 @@ def test_seed_worked_example_queens_and_joker():
         v = evaluate(["Q♥", "Q♦", "Q♣", "A♠", "Joker"], ranking)
         assert v.category == "four_of_a_kind"
         assert v.strength[1:] == (12, 14)
-        assert v.cards == ("QS", "QH", "QD", "QC", "AS")  # the joker is the missing Q♠
+        # the joker is the missing Q♠ (shown after the standard cards of its rank)
+        assert v.cards == ("QH", "QD", "QC", "QS", "AS")
         assert v.source == ("QH", "QD", "QC", "AS", "JK1")
         assert v.description == "four of a kind, queens, ace kicker"
         assert v.description_ru == "каре дам, кикер туз"
@@ -234,7 +235,7 @@ def test_joker_full_house_from_two_pair():
     v = evaluate(["KH", "KD", "5S", "5C", "JK1"])
     assert v.category == "full_house"
     assert v.strength[1:] == (13, 5)  # the joker joins the higher pair
-    assert v.cards == ("KS", "KH", "KD", "5S", "5C")
+    assert v.cards == ("KH", "KD", "KS", "5S", "5C")
     assert v.description == "full house, kings over fives"
 
 
@@ -258,7 +259,7 @@ def test_five_of_a_kind_by_count():
     assert v.description == "five of a kind, queens"
     v = evaluate(["7C", "7H", "7S", "JK", "JK"])
     assert (v.category, v.strength) == ("five_of_a_kind", (10, 7))
-    assert v.cards == ("7S", "7H", "7D", "7C", "JK2")
+    assert v.cards == ("7S", "7H", "7C", "7D", "JK2")
     assert evaluate(["7C", "7H", "7S", "JK", "JK"], "classic").strength == (10, 7)
 
 
