@@ -16,7 +16,8 @@ Scoring (`best_hand`, the evaluate tool):
   high card `[0, h1, h2, h3, nat]` (category 0..3, natural 1/0).
 
 Money (options, all integers, chips):
-- `starting_stack` (default 1000): each player's chips at the start.
+- `starting_stack` (default 1000): each player's chips at the start (or `stacks`,
+  one number per seat).
 - `buy_in` (default 12): paid by every player still at the table at the start of
   **each hand**; `rake` (default 2) of it goes to the organiser (leaves play); the rest,
   the **ante** (`buy_in - rake`, at least 1), goes into the pot (RULES.md §2.4).
@@ -233,6 +234,12 @@ OPTIONS_SCHEMA: dict[str, Any] = {
             "default": 1000,
             "description": "Chips each player has at the start.",
         },
+        "stacks": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1},
+            "description": "Each seat's starting chips (overrides starting_stack), e.g. to "
+            "continue a table.",
+        },
         "buy_in": {
             "type": "integer",
             "minimum": 1,
@@ -272,7 +279,7 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Settings:
-    starting_stack: int
+    stacks: tuple[int, ...]
     buy_in: int
     rake: int
     ante: int
@@ -321,7 +328,16 @@ def parse_options(options: dict[str, Any], players: int) -> Settings:
             raise InvalidOptions("`deck` must be a list of serials.")
         if len(set(deck)) != len(deck):
             raise InvalidOptions("`deck`: every banknote's serial must be distinct.")
-    return Settings(stack, buy_in, rake, ante, button, deck)
+    stacks = options.get("stacks")
+    if stacks is None:
+        stacks = [stack] * players
+    elif (
+        not isinstance(stacks, list)
+        or len(stacks) != players
+        or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in stacks)
+    ):
+        raise InvalidOptions("`stacks` must give each seat a positive number of chips.")
+    return Settings(tuple(stacks), buy_in, rake, ante, button, deck)
 
 
 # -- the game ------------------------------------------------------------------
@@ -337,7 +353,7 @@ class LiarsHoldemState(GameState):
         self.rng = random.Random(seed)
         self.used_serials: set[str] = set()
         self.deck_position = 0
-        self.stacks = [settings.starting_stack] * self.n
+        self.stacks = list(settings.stacks)
         self.rake_total = 0
         self.forfeited_total = 0
         self.hand_number = 0
@@ -760,6 +776,8 @@ class LiarsHoldemState(GameState):
         }
 
     def _status(self, seat: int) -> str:
+        if self.phase == "over":
+            return "out" if self.stacks[seat] == 0 else "finished"
         if not self.in_hand[seat]:
             return "out" if self.stacks[seat] == 0 else "waiting"
         if self.folded[seat]:

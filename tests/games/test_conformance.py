@@ -67,6 +67,8 @@ def playout(module: str, seed: int, n: int | None = None):
 
 def check_hidden(state, n: int) -> None:
     secrets = state.private_information()
+    if not secrets:
+        return
     shown = views(state, n)
     for seat, items in secrets.items():
         for item in items:
