@@ -13,6 +13,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.feed import endpoints as feed_endpoints
 from app.games import endpoints as games_endpoints
 from app.poker import endpoints as poker
 from app.web import admin as admin_pages
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(auctions_router)
     app.include_router(common_pages.router)
     app.include_router(extra_games_pages.router)
+    app.include_router(feed_endpoints.router)
     app.include_router(games_endpoints.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)

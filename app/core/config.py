@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     port: int = 8000
     db_pool_size: int = 10
     db_max_overflow: int = 20
+    scan_unknown_codes_per_minute: int = Field(
+        default=10,
+        description="Unknown codes a participant may scan per minute before 429 (code guessing).",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, utcnow
@@ -69,6 +69,11 @@ class TakeOutcome(Base):
     )
     deal: Mapped[int]
     round: Mapped[int]
+    # When a replay (a late take, a correction) changed this take's outcome, what it was
+    # before and when it changed: the change stays visible in the participant's log (I-4).
+    previous_outcome: Mapped[str | None] = mapped_column(String(16))
+    previous_reason: Mapped[str | None] = mapped_column(String(32))
+    changed_at: Mapped[datetime | None]
 
 
 class ParticipantState(Base):
@@ -114,5 +119,6 @@ class IntegrationKey(Base):
     name: Mapped[str] = mapped_column(String(120))
     prefix: Mapped[str] = mapped_column(String(16))
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    require_signature: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]

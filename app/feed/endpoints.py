@@ -1,0 +1,291 @@
+"""HTTP routes of the field feed (API.md: feed, scan, state). Thin: parse, authorise, delegate."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import AwareDatetime
+
+from app.core.db import utcnow
+from app.core.deps import OrganiserDep, SessionDep, SettingsDep, bearer_token, is_organiser
+from app.core.errors import Forbidden, NotFound, Unauthorized, Unprocessable
+from app.events.deps import EventDep, ParticipantDep, participant_by_token
+from app.feed import keys as key_service
+from app.feed import repository as repo
+from app.feed import service
+from app.feed.schemas import (
+    CorrectionRead,
+    ImportRead,
+    IntegrationKeyCreate,
+    IntegrationKeyCreated,
+    IntegrationKeyRead,
+    LogItem,
+    LogRead,
+    ManualTakeCreate,
+    ParticipantStateRead,
+    RebuildRead,
+    ScanCreate,
+    TakeResult,
+    TakesBatchCreate,
+    TakesBatchRead,
+    VoidCreate,
+    WarningsRead,
+)
+
+router = APIRouter(prefix="/api/v1", tags=["feed"])
+
+
+async def raw_body(request: Request) -> bytes:
+    """The request body as sent (for the HMAC signature of integration keys)."""
+    return await request.body()
+
+
+RawBody = Annotated[bytes, Depends(raw_body)]
+
+
+async def csv_upload(request: Request) -> tuple[bytes, bytes]:
+    """(the raw body, the CSV text): the body itself, or the `file` of a multipart form."""
+    body = await request.body()
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        return body, body
+    form = await request.form()
+    upload = form.get("file")
+    if upload is None or isinstance(upload, str):
+        raise Unprocessable("The form has no `file` field.", code="csv_missing_file")
+    return body, await upload.read()
+
+
+@router.post(
+    "/events/{event_id}/takes",
+    response_model=TakesBatchRead,
+    summary="Deliver takes (the field feed)",
+)
+def deliver_takes(
+    batch: TakesBatchCreate, event: EventDep, request: Request, session: SessionDep, body: RawBody
+) -> TakesBatchRead:
+    """Store and apply up to 1000 takes; one result per item, in input order.
+
+    Authorised by the organiser token or an integration key of this event
+    (`Authorization: Bearer <key>` or `X-Integration-Key`), optionally signed
+    (`X-Signature-Timestamp`, `X-Signature`: HMAC-SHA256 over `timestamp + "." + body`).
+    A bad item gets `status` `error` and never rejects the others; a
+    redelivered `(source, source_id)` stores nothing (`duplicate_delivery`).
+    """
+    actor = key_service.feed_actor(request, session, event, body)
+    results = service.ingest(session, event, batch.takes, recorded_by=actor)
+    return TakesBatchRead(results=results)
+
+
+@router.post(
+    "/events/{event_id}/takes/import",
+    response_model=ImportRead,
+    summary="Import takes from a CSV export",
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "text/csv": {"schema": {"type": "string"}},
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"file": {"type": "string", "format": "binary"}},
+                    }
+                },
+            }
+        }
+    },
+)
+def import_takes(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    upload: Annotated[tuple[bytes, bytes], Depends(csv_upload)],
+    source: Annotated[str, Query(min_length=1, max_length=64)] = "csv",
+) -> ImportRead:
+    """CSV with columns `participant, code, taken_at` (optional `source_id`, `source`),
+    as the body (`text/csv`) or as the `file` of a form. Results carry the row number
+    (the header is row 1). Importing the same file again stores nothing new."""
+    body, content = upload
+    actor = key_service.feed_actor(request, session, event, body)
+    rows = service.csv_items(content.decode("utf-8-sig", errors="replace"), source=source)
+    results = service.ingest(session, event, [item for _, item in rows], recorded_by=actor)
+    for (row, _), result in zip(rows, results, strict=True):
+        result.row = row
+    return ImportRead(
+        stored=sum(r.status == "accepted" for r in results),
+        duplicates=sum(r.status == "duplicate_delivery" for r in results),
+        errors=sum(r.status == "error" for r in results),
+        results=results,
+    )
+
+
+@router.post("/scan", response_model=TakeResult, summary="A take from the participant's phone")
+def scan(
+    body: ScanCreate, participant: ParticipantDep, session: SessionDep, settings: SettingsDep
+) -> TakeResult:
+    """One take at the server's clock, source `phone`. A `hand_full` take is shown as an
+    ordinary counted take (RULES.md I-1: the device reacts as usual); 429
+    `too_many_unknown_codes` when unknown codes are typed too often."""
+    return service.scan(
+        session,
+        participant,
+        body.code,
+        source_id=body.source_id,
+        unknown_per_minute=settings.scan_unknown_codes_per_minute,
+    )
+
+
+@router.get("/me/state", response_model=ParticipantStateRead, summary="My state")
+def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantStateRead:
+    return service.participant_state(session, participant, as_participant=True)
+
+
+@router.get(
+    "/events/{event_id}/participants/{external_id}/state",
+    response_model=ParticipantStateRead,
+    summary="A participant's state",
+)
+def participant_state(
+    event: EventDep, external_id: str, request: Request, session: SessionDep
+) -> ParticipantStateRead:
+    """The organiser, or the participant with their own access token."""
+    organiser = is_organiser(request)
+    caller = None if organiser else participant_by_token(session, bearer_token(request))
+    if not organiser and caller is None:
+        raise Unauthorized("The organiser token or the participant's access token is needed.")
+    participant = repo.participants_by_external_id(session, event.id, [external_id]).get(
+        external_id
+    )
+    if caller is not None and (participant is None or caller.id != participant.id):
+        raise Forbidden("A participant may read only their own state.", code="not_your_state")
+    if participant is None:
+        raise NotFound(
+            f"No participant {external_id!r} in this event.", code="participant_not_found"
+        )
+    return service.participant_state(session, participant, as_participant=not organiser)
+
+
+@router.get("/events/{event_id}/takes", response_model=LogRead, summary="The take log")
+def take_log(
+    event: EventDep,
+    session: SessionDep,
+    _: OrganiserDep,
+    participant: str | None = None,
+    checkpoint: Annotated[int | None, Query(description="CP number")] = None,
+    kind: Literal["card", "discard", "save", "unknown"] | None = None,
+    outcome: Literal["counted", "rejected"] | None = None,
+    reason: str | None = None,
+    source: str | None = None,
+    taken_from: AwareDatetime | None = None,
+    taken_to: AwareDatetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> LogRead:
+    """Takes with their current outcomes, field-time order; `taken_to` is exclusive."""
+    return service.log(
+        session,
+        event,
+        participant=participant,
+        checkpoint=checkpoint,
+        kind=kind,
+        outcome=outcome,
+        reason=reason,
+        source=source,
+        taken_from=taken_from,
+        taken_to=taken_to,
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.get("/events/{event_id}/warnings", response_model=WarningsRead, summary="Event warnings")
+def event_warnings(event: EventDep, session: SessionDep, _: OrganiserDep) -> WarningsRead:
+    return service.warnings(session, event)
+
+
+@router.post(
+    "/events/{event_id}/takes/{take_id}/void", response_model=LogItem, summary="Void a take"
+)
+def void_take(
+    event: EventDep, take_id: int, body: VoidCreate, session: SessionDep, _: OrganiserDep
+) -> LogItem:
+    """An organiser correction: the take stays in the log, is left out of the replay."""
+    return service.void_take(session, event, take_id, body.reason, actor="organiser")
+
+
+@router.post(
+    "/events/{event_id}/takes/manual", response_model=TakeResult, summary="Add a missing take"
+)
+def add_take(
+    event: EventDep, body: ManualTakeCreate, session: SessionDep, _: OrganiserDep
+) -> TakeResult:
+    """An organiser correction (e.g. from a paper backup): source `organiser`."""
+    return service.add_take(
+        session,
+        event,
+        participant=body.participant,
+        code=body.code,
+        taken_at=body.taken_at,
+        note=body.note,
+        source_id=body.source_id,
+        actor="organiser",
+    )
+
+
+@router.get(
+    "/events/{event_id}/corrections",
+    response_model=list[CorrectionRead],
+    summary="The feed's audit trail",
+)
+def corrections(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[CorrectionRead]:
+    return [
+        CorrectionRead(
+            id=e.id,
+            action=e.action,
+            actor=e.actor,
+            subject=e.subject,
+            details=e.details,
+            created_at=e.created_at,
+        )
+        for e in service.corrections(session, event)
+    ]
+
+
+@router.post("/events/{event_id}/rebuild", response_model=RebuildRead, summary="Rebuild state")
+def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRead:
+    """Replay every participant from the log (RULES.md I-4); gives the identical state."""
+    participants, takes, changed = service.rebuild_event(session, event, actor="organiser")
+    return RebuildRead(participants=participants, takes=takes, changed_outcomes=changed)
+
+
+@router.post(
+    "/events/{event_id}/integration-keys",
+    response_model=IntegrationKeyCreated,
+    status_code=201,
+    summary="Create an integration key",
+)
+def create_key(
+    event: EventDep, body: IntegrationKeyCreate, session: SessionDep, _: OrganiserDep
+) -> IntegrationKeyCreated:
+    """The key is in the response once; the service keeps only its hash."""
+    return key_service.create_key(session, event, body, actor="organiser")
+
+
+@router.get(
+    "/events/{event_id}/integration-keys",
+    response_model=list[IntegrationKeyRead],
+    summary="List integration keys",
+)
+def list_keys(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[IntegrationKeyRead]:
+    return key_service.list_keys(session, event)
+
+
+@router.post(
+    "/events/{event_id}/integration-keys/{key_id}/revoke",
+    response_model=IntegrationKeyRead,
+    summary="Revoke an integration key",
+)
+def revoke_key(
+    event: EventDep, key_id: int, session: SessionDep, _: OrganiserDep
+) -> IntegrationKeyRead:
+    return key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())

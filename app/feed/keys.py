@@ -1,0 +1,152 @@
+"""Integration keys for timing systems: created per event, shown once, stored hashed,
+revocable; requests may be signed with HMAC-SHA256 over `timestamp + "." + body`."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import datetime
+
+from fastapi import Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core import audit
+from app.core.db import utcnow
+from app.core.deps import bearer_token, is_organiser
+from app.core.errors import Conflict, NotFound, Unauthorized
+from app.core.security import hash_token, new_token
+from app.events.models import Event
+from app.feed.models import IntegrationKey
+from app.feed.schemas import IntegrationKeyCreate, IntegrationKeyCreated, IntegrationKeyRead
+
+KEY_PREFIX = "rpk_"
+SIGNATURE_MAX_AGE = 300  # seconds: older (or further in the future) timestamps are stale
+KEY_HEADER = "x-integration-key"
+TIMESTAMP_HEADER = "x-signature-timestamp"
+SIGNATURE_HEADER = "x-signature"
+
+
+def sign(key: str, timestamp: str, body: bytes) -> str:
+    """The hex HMAC-SHA256 of `timestamp + "." + body` with the integration key."""
+    message = timestamp.encode("ascii") + b"." + body
+    return hmac.new(key.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def _read(key: IntegrationKey) -> IntegrationKeyRead:
+    return IntegrationKeyRead(
+        id=key.id,
+        event_id=key.event_id,
+        name=key.name,
+        prefix=key.prefix,
+        require_signature=key.require_signature,
+        created_at=key.created_at,
+        revoked_at=key.revoked_at,
+    )
+
+
+def create_key(
+    session: Session, event: Event, body: IntegrationKeyCreate, *, actor: str
+) -> IntegrationKeyCreated:
+    """A new key for `event`; the secret is returned here only (stored as its SHA-256)."""
+    secret = KEY_PREFIX + new_token(24)
+    key = IntegrationKey(
+        event_id=event.id,
+        name=body.name,
+        prefix=secret[:10],
+        key_hash=hash_token(secret),
+        require_signature=body.require_signature,
+        created_at=utcnow(),
+    )
+    session.add(key)
+    session.flush()
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="feed.key_created",
+        subject=f"integration_key:{key.id}",
+        details={"name": key.name, "prefix": key.prefix},
+    )
+    return IntegrationKeyCreated(**_read(key).model_dump(), key=secret)
+
+
+def list_keys(session: Session, event: Event) -> list[IntegrationKeyRead]:
+    keys = session.scalars(
+        select(IntegrationKey)
+        .where(IntegrationKey.event_id == event.id)
+        .order_by(IntegrationKey.id)
+    )
+    return [_read(key) for key in keys]
+
+
+def revoke_key(
+    session: Session, event: Event, key_id: int, *, actor: str, now: datetime
+) -> IntegrationKeyRead:
+    """Revoke a key (404 `key_not_found`, 409 `key_already_revoked`)."""
+    key = session.get(IntegrationKey, key_id)
+    if key is None or key.event_id != event.id:
+        raise NotFound(f"Integration key {key_id} does not exist.", code="key_not_found")
+    if key.revoked_at is not None:
+        raise Conflict("The key is already revoked.", code="key_already_revoked")
+    key.revoked_at = now
+    session.flush()
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="feed.key_revoked",
+        subject=f"integration_key:{key.id}",
+        details={"name": key.name, "prefix": key.prefix},
+    )
+    return _read(key)
+
+
+def feed_actor(request: Request, session: Session, event: Event, body: bytes) -> str:
+    """Who delivers to `event`'s feed: `organiser`, or `key:<prefix>` for an integration key.
+
+    The key comes as `Authorization: Bearer <key>` or `X-Integration-Key`; it
+    must belong to this event and not be revoked (401 `invalid_integration_key`).
+    When `X-Signature` is sent (or the key requires it) it must be the HMAC of
+    `X-Signature-Timestamp` (Unix seconds) + "." + the body, and the timestamp
+    at most 5 minutes away from the server's clock (401 `stale_signature`,
+    `bad_signature`, `signature_required`).
+    """
+    if is_organiser(request):
+        return "organiser"
+    secret = request.headers.get(KEY_HEADER) or bearer_token(request)
+    if not secret:
+        raise Unauthorized("The organiser token or an integration key is needed.")
+    key = session.scalar(
+        select(IntegrationKey).where(
+            IntegrationKey.key_hash == hash_token(secret),
+            IntegrationKey.event_id == event.id,
+            IntegrationKey.revoked_at.is_(None),
+        )
+    )
+    if key is None:
+        raise Unauthorized(
+            "The integration key is unknown, revoked or for another event.",
+            code="invalid_integration_key",
+        )
+    signature = request.headers.get(SIGNATURE_HEADER)
+    if signature is None:
+        if key.require_signature:
+            raise Unauthorized("This key requires signed requests.", code="signature_required")
+        return f"key:{key.prefix}"
+    timestamp = request.headers.get(TIMESTAMP_HEADER, "")
+    try:
+        age = utcnow().timestamp() - int(timestamp)
+    except ValueError:
+        raise Unauthorized(
+            f"{TIMESTAMP_HEADER} must be Unix seconds.", code="bad_signature"
+        ) from None
+    if abs(age) > SIGNATURE_MAX_AGE:
+        raise Unauthorized(
+            "The signature timestamp is more than 5 minutes away.", code="stale_signature"
+        )
+    expected = sign(secret, timestamp, body)
+    given = signature.removeprefix("sha256=").strip().lower()
+    if not hmac.compare_digest(expected, given):
+        raise Unauthorized("The signature does not match the body.", code="bad_signature")
+    return f"key:{key.prefix}"

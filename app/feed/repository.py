@@ -1,0 +1,178 @@
+"""Queries of the field feed. The take log is only ever inserted into."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.events.models import Checkpoint, Participant, SaveCode
+from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
+
+
+def checkpoints_of_event(session: Session, event_id: int) -> Sequence[Checkpoint]:
+    return session.scalars(select(Checkpoint).where(Checkpoint.event_id == event_id)).all()
+
+
+def save_codes_of(session: Session, participant_id: int) -> list[str]:
+    return list(
+        session.scalars(select(SaveCode.code).where(SaveCode.participant_id == participant_id))
+    )
+
+
+def participants_by_external_id(
+    session: Session, event_id: int, external_ids: Iterable[str]
+) -> dict[str, Participant]:
+    ids = sorted(set(external_ids))
+    found: dict[str, Participant] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = session.scalars(
+            select(Participant).where(
+                Participant.event_id == event_id, Participant.external_id.in_(chunk)
+            )
+        )
+        found.update({p.external_id: p for p in rows})
+    return found
+
+
+def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
+    """Row-lock the participants (PostgreSQL `SELECT … FOR UPDATE`), in id order.
+
+    Locking in a fixed order keeps two batches that share participants from
+    deadlocking. On SQLite the clause is not rendered: the write transaction
+    (`BEGIN IMMEDIATE`) already serialises writers.
+    """
+    ids = sorted(set(participant_ids))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        session.execute(
+            select(Participant.id)
+            .where(Participant.id.in_(chunk))
+            .order_by(Participant.id)
+            .with_for_update()
+        ).all()
+
+
+def insert_take(session: Session, values: dict[str, Any]) -> int | None:
+    """Insert one take; None when `(event, source, source_id)` is already in the log."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = (
+        insert(Take)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["event_id", "source", "source_id"])
+        .returning(Take.id)
+    )
+    return session.execute(statement).scalar_one_or_none()
+
+
+def take_by_source(session: Session, event_id: int, source: str, source_id: str) -> Take | None:
+    return session.scalar(
+        select(Take).where(
+            Take.event_id == event_id, Take.source == source, Take.source_id == source_id
+        )
+    )
+
+
+def takes_of_participant(
+    session: Session, participant_id: int
+) -> list[tuple[Take, TakeVoid | None]]:
+    """Every take of a participant with its void (if any), in field-time order (I-4)."""
+    rows = session.execute(
+        select(Take, TakeVoid)
+        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
+        .where(Take.participant_id == participant_id)
+        .order_by(Take.taken_at, Take.id)
+    ).all()
+    return [(take, void) for take, void in rows]
+
+
+def outcomes_of_participant(session: Session, participant_id: int) -> dict[int, TakeOutcome]:
+    rows = session.scalars(select(TakeOutcome).where(TakeOutcome.participant_id == participant_id))
+    return {row.take_id: row for row in rows}
+
+
+def outcomes_by_take(session: Session, take_ids: Iterable[int]) -> dict[int, TakeOutcome]:
+    ids = sorted(set(take_ids))
+    found: dict[int, TakeOutcome] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.scalars(
+            select(TakeOutcome).where(TakeOutcome.take_id.in_(ids[start : start + 500]))
+        )
+        found.update({row.take_id: row for row in rows})
+    return found
+
+
+def combinations_of(session: Session, participant_id: int) -> dict[int, Combination]:
+    rows = session.scalars(select(Combination).where(Combination.participant_id == participant_id))
+    return {row.id: row for row in rows}
+
+
+def participant_ids_with_takes(session: Session, event_id: int) -> list[int]:
+    return list(
+        session.scalars(
+            select(Take.participant_id)
+            .where(Take.event_id == event_id)
+            .distinct()
+            .order_by(Take.participant_id)
+        )
+    )
+
+
+def count_unknown_phone_takes(session: Session, participant_id: int, since: datetime) -> int:
+    """Phone takes of unknown codes received since `since` (the scan rate limit)."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(Take)
+            .join(TakeOutcome, TakeOutcome.take_id == Take.id)
+            .where(
+                Take.participant_id == participant_id,
+                Take.source == "phone",
+                Take.received_at >= since,
+                TakeOutcome.kind == "unknown",
+            )
+        )
+        or 0
+    )
+
+
+def oldest_unknown_phone_take(
+    session: Session, participant_id: int, since: datetime
+) -> datetime | None:
+    return session.scalar(
+        select(func.min(Take.received_at))
+        .join(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .where(
+            Take.participant_id == participant_id,
+            Take.source == "phone",
+            Take.received_at >= since,
+            TakeOutcome.kind == "unknown",
+        )
+    )
+
+
+def log_query(event_id: int) -> Select[Any]:
+    """Takes of an event with outcome, void and participant, in field-time order."""
+    return (
+        select(Take, TakeOutcome, TakeVoid, Participant)
+        .join(Participant, Participant.id == Take.participant_id)
+        .outerjoin(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
+        .where(Take.event_id == event_id)
+    )
+
+
+def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantState, Participant]]:
+    rows = session.execute(
+        select(ParticipantState, Participant)
+        .join(Participant, Participant.id == ParticipantState.participant_id)
+        .where(ParticipantState.event_id == event_id)
+        .order_by(Participant.external_id)
+    ).all()
+    return [(state, participant) for state, participant in rows]

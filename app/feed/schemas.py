@@ -1,0 +1,227 @@
+"""Request and response bodies of the field feed (API.md: feed, scan, state)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, Field, field_validator
+
+MAX_BATCH = 1000
+
+
+def _text(value: Any) -> Any:
+    """External ids and source ids may arrive as numbers; they are text."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+class TakeCreate(BaseModel):
+    """One take of the feed. `taken_at` must carry a UTC offset (a naive time is refused)."""
+
+    participant: str = Field(min_length=1, max_length=64, description="external_id")
+    code: str = Field(min_length=1, max_length=512, description="the code as scanned or typed")
+    taken_at: AwareDatetime
+    source: str = Field(min_length=1, max_length=64, description="the device or system")
+    source_id: str = Field(min_length=1, max_length=128, description="unique within the source")
+
+    _coerce = field_validator("participant", "source_id", mode="before")(_text)
+
+
+class TakesBatchCreate(BaseModel):
+    """`{"takes": [...]}`, at most 1000 items. Items are validated one by one, so a bad
+    item gets an error result and never rejects the others."""
+
+    takes: list[Any] = Field(max_length=MAX_BATCH)
+
+
+class ItemError(BaseModel):
+    code: str
+    detail: str
+    fields: list[dict[str, Any]] = []
+
+
+class TakeResult(BaseModel):
+    """The result of one delivered take (API.md), in input order.
+
+    `status`: `accepted` (stored now), `duplicate_delivery` (this source and
+    source id were stored before: nothing new is stored and the original take's
+    current outcome is returned) or `error` (the item was not stored; see `error`).
+    """
+
+    source_id: str | None
+    status: Literal["accepted", "duplicate_delivery", "error"]
+    take_id: int | None = None
+    kind: Literal["card", "discard", "save", "unknown"] | None = None
+    outcome: Literal["counted", "rejected"] | None = None
+    reason: str | None = None
+    card: str | None = None
+    card_display: str | None = None
+    discard_code: str | None = None
+    row: int | None = None
+    error: ItemError | None = None
+
+
+class TakesBatchRead(BaseModel):
+    results: list[TakeResult]
+
+
+class ScanCreate(BaseModel):
+    """A phone scan. `source_id` lets a phone retry safely; generated when absent."""
+
+    code: str = Field(min_length=1, max_length=512)
+    source_id: str | None = Field(default=None, min_length=1, max_length=128)
+
+
+class ManualTakeCreate(BaseModel):
+    """An organiser's correction: a take that is missing from the feed (e.g. a paper card)."""
+
+    participant: str = Field(min_length=1, max_length=64)
+    code: str = Field(min_length=1, max_length=512)
+    taken_at: AwareDatetime
+    note: str = Field(default="", max_length=1000)
+    source_id: str | None = Field(default=None, min_length=1, max_length=128)
+
+    _coerce = field_validator("participant", "source_id", mode="before")(_text)
+
+
+class VoidCreate(BaseModel):
+    reason: str = Field(min_length=1, max_length=1000)
+
+
+class PreviousOutcome(BaseModel):
+    outcome: str
+    reason: str | None
+    changed_at: datetime | None
+
+
+class StateTake(BaseModel):
+    """One take in a participant's log, with its current outcome."""
+
+    take_id: int
+    code: str
+    kind: str
+    taken_at: datetime
+    received_at: datetime
+    source: str
+    outcome: str
+    reason: str | None
+    card: str | None
+    card_display: str | None
+    checkpoint: int | None
+    deal: int
+    round: int
+    voided: bool
+    previous: PreviousOutcome | None = None
+
+
+class CombinationRead(BaseModel):
+    id: int
+    cards: list[str]
+    cards_display: list[str]
+    category: str
+    description: str | None
+    deal: int
+    saved_at: datetime
+
+
+class ParticipantStateRead(BaseModel):
+    """A participant's state (API.md) plus the counters the field app shows."""
+
+    participant: str
+    name: str
+    hand: list[str]
+    hand_display: list[str]
+    deal: int
+    round: int
+    discards_left: int
+    save_codes_left: int
+    checkpoints_taken: int
+    combinations: list[CombinationRead]
+    takes: list[StateTake]
+
+
+class LogItem(StateTake):
+    participant: str
+    source_id: str
+    recorded_by: str
+    void_reason: str | None = None
+
+
+class LogRead(BaseModel):
+    total: int
+    items: list[LogItem]
+
+
+class UnsavedHand(BaseModel):
+    participant: str
+    name: str
+    hand: list[str]
+    deal: int
+    round: int
+
+
+class HandFullWarning(BaseModel):
+    participant: str
+    name: str
+    count: int
+
+
+class UnknownCodeWarning(BaseModel):
+    participant: str
+    name: str
+    take_id: int
+    code: str
+    taken_at: datetime
+    source: str
+
+
+class WarningsRead(BaseModel):
+    """Event warnings: hands never saved (RULES.md I-3), hand_full takes, unknown codes."""
+
+    course_closed: bool
+    unsaved_hands: list[UnsavedHand]
+    hand_full: list[HandFullWarning]
+    unknown_codes: list[UnknownCodeWarning]
+
+
+class RebuildRead(BaseModel):
+    participants: int
+    takes: int
+    changed_outcomes: int
+
+
+class CorrectionRead(BaseModel):
+    id: int
+    action: str
+    actor: str
+    subject: str | None
+    details: dict[str, Any]
+    created_at: datetime
+
+
+class IntegrationKeyCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=120)
+    require_signature: bool = False
+
+
+class IntegrationKeyRead(BaseModel):
+    id: int
+    event_id: int
+    name: str
+    prefix: str
+    require_signature: bool
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class IntegrationKeyCreated(IntegrationKeyRead):
+    key: str = Field(description="shown once; the service keeps only its hash")
+
+
+class ImportRead(BaseModel):
+    stored: int
+    duplicates: int
+    errors: int
+    results: list[TakeResult]

@@ -1,0 +1,899 @@
+"""The field feed: store every delivery, apply the rules, keep the state projection.
+
+Every delivered take is inserted into the append-only `take` log first; then the
+participant's rules state (`app.feed.rules`) is advanced. A take that arrives in
+field-time order is applied incrementally to the stored state; a late one
+(earlier `taken_at` than the participant's last take) replays that participant
+from their log and rewrites their projection (RULES.md I-4). Concurrent
+deliveries for one participant are serialised by a row lock on the participant
+(`lock_participants`). Services flush, never commit.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.core import audit
+from app.core.db import utcnow
+from app.core.errors import Conflict, NotFound, TooManyRequests, Unprocessable
+from app.events.codes import normalize_code
+from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.feed import repository as repo
+from app.feed import rules
+from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
+from app.feed.schemas import (
+    CombinationRead,
+    HandFullWarning,
+    ItemError,
+    LogItem,
+    LogRead,
+    ParticipantStateRead,
+    PreviousOutcome,
+    StateTake,
+    TakeCreate,
+    TakeResult,
+    UnknownCodeWarning,
+    UnsavedHand,
+    WarningsRead,
+)
+
+VOIDED = "voided"  # reason shown for a take an organiser voided (an extension of API.md)
+PHONE_SOURCE = "phone"
+ORGANISER_SOURCE = "organiser"
+RATE_WINDOW = timedelta(minutes=1)
+
+
+# -- cards ---------------------------------------------------------------------------------
+
+
+def display(card: str | None) -> str | None:
+    """The display form of a canonical card code (`Q♥`, `10♠`, `Joker`)."""
+    if card is None:
+        return None
+    from app.poker.cards import display as poker_display
+
+    return poker_display(card)
+
+
+def categoriser(ranking: str) -> Callable[[Sequence[str]], str]:
+    """The category name of a 5-card hand under `ranking` (the poker evaluator)."""
+    from app.poker.evaluator import evaluate
+
+    def categorise(cards: Sequence[str]) -> str:
+        return evaluate(list(cards), ranking=ranking).category
+
+    return categorise
+
+
+def describe(cards: Sequence[str], ranking: str) -> str | None:
+    from app.poker.evaluator import evaluate
+
+    return evaluate(list(cards), ranking=ranking).description
+
+
+# -- the deck of an event --------------------------------------------------------------------
+
+
+@dataclass
+class Deck:
+    """An event's codes, loaded once per request: what `rules.Course` needs."""
+
+    event: Event
+    checkpoints: dict[str, rules.CheckpointRef]
+    discards: dict[str, rules.CheckpointRef]
+    numbers: dict[int, int]  # checkpoint id -> CP number
+    discard_codes: dict[int, str]  # checkpoint id -> discard code
+    categorise: Callable[[Sequence[str]], str]
+
+    def course(self, save_codes: Iterable[str]) -> rules.Course:
+        return rules.Course(
+            opens_at=self.event.opens_at,
+            closes_at=self.event.closes_at,
+            checkpoints=self.checkpoints,
+            discards=self.discards,
+            save_codes=frozenset(normalize_code(code) for code in save_codes),
+            categorise=self.categorise,
+        )
+
+
+def load_deck(session: Session, event: Event) -> Deck:
+    checkpoints: dict[str, rules.CheckpointRef] = {}
+    discards: dict[str, rules.CheckpointRef] = {}
+    numbers: dict[int, int] = {}
+    discard_codes: dict[int, str] = {}
+    for cp in repo.checkpoints_of_event(session, event.id):
+        ref = rules.CheckpointRef(cp.id, cp.number, cp.card)
+        checkpoints[normalize_code(cp.code)] = ref
+        discards[normalize_code(cp.discard_code)] = ref
+        numbers[cp.id] = cp.number
+        discard_codes[cp.id] = cp.discard_code
+    return Deck(
+        event, checkpoints, discards, numbers, discard_codes, categoriser(event.hand_ranking)
+    )
+
+
+def course_of(session: Session, deck: Deck, participant_id: int) -> rules.Course:
+    return deck.course(repo.save_codes_of(session, participant_id))
+
+
+# -- applying takes ------------------------------------------------------------------------
+
+
+def _outcome_row(outcome: rules.Outcome, participant_id: int) -> TakeOutcome:
+    return TakeOutcome(
+        take_id=outcome.take_id,
+        participant_id=participant_id,
+        kind=outcome.kind,
+        outcome=outcome.outcome,
+        reason=outcome.reason,
+        card=outcome.card,
+        checkpoint_id=outcome.checkpoint_id,
+        deal=outcome.deal,
+        round=outcome.round,
+    )
+
+
+def _combination_row(
+    combination: rules.SavedCombination, event_id: int, participant_id: int
+) -> Combination:
+    return Combination(
+        id=combination.id,
+        event_id=event_id,
+        participant_id=participant_id,
+        cards=list(combination.cards),
+        category=combination.category,
+        deal=combination.deal,
+        saved_at=combination.saved_at,
+    )
+
+
+def _store_state(
+    session: Session,
+    row: ParticipantState | None,
+    participant: Participant,
+    state: rules.PlayState,
+    last: rules.TakeIn | None,
+) -> None:
+    if row is None:
+        row = ParticipantState(participant_id=participant.id, event_id=participant.event_id)
+        session.add(row)
+    row.state = state.to_json()
+    row.last_taken_at = last.taken_at if last else None
+    row.last_take_id = last.take_id if last else None
+    row.updated_at = utcnow()
+
+
+def apply_new_takes(
+    session: Session, deck: Deck, participant: Participant, new: Sequence[rules.TakeIn]
+) -> dict[int, rules.Outcome]:
+    """Apply takes just inserted into the log for `participant` (already locked).
+
+    In field-time order after the participant's last take: applied incrementally
+    to the stored state. Otherwise (a late take): the participant is replayed
+    from the log (RULES.md I-4). Returns the outcomes of `new` by take id.
+    """
+    row = session.get(ParticipantState, participant.id)
+    ordered = sorted(new, key=rules.field_order)
+    last_key = (row.last_taken_at, row.last_take_id) if row and row.last_taken_at else None
+    if last_key is not None and rules.field_order(ordered[0]) <= last_key:
+        outcomes, _ = replay_participant(session, deck, participant)
+        return {take.take_id: outcomes[take.take_id] for take in ordered}
+
+    course = course_of(session, deck, participant.id)
+    state = rules.PlayState.from_json(row.state if row else None)
+    result: dict[int, rules.Outcome] = {}
+    for take in ordered:
+        state, outcome = rules.apply_take(state, take, course)
+        result[take.take_id] = outcome
+        session.add(_outcome_row(outcome, participant.id))
+    for combination in state.combinations:
+        if combination.id in result:
+            session.add(_combination_row(combination, participant.event_id, participant.id))
+    _store_state(session, row, participant, state, ordered[-1])
+    session.flush()
+    return result
+
+
+def replay_participant(
+    session: Session, deck: Deck, participant: Participant
+) -> tuple[dict[int, rules.Outcome], int]:
+    """Replay `participant` (already locked) from the log and rewrite their projection.
+
+    Voided takes are left out of the fold; their outcome is `rejected`/`voided`.
+    A take whose outcome or reason changes keeps the old one in
+    `previous_outcome`/`previous_reason` with `changed_at` (RULES.md I-4: the
+    change is visible in the participant's log). Combinations are kept by id
+    (the save take's id), so an unchanged combination keeps its row.
+    Returns (outcomes by take id, number of takes whose outcome changed).
+    """
+    course = course_of(session, deck, participant.id)
+    logged = repo.takes_of_participant(session, participant.id)
+    live = [rules.TakeIn(t.id, t.code, t.taken_at) for t, void in logged if void is None]
+    state, outcomes = rules.replay(live, course)
+    by_id = {outcome.take_id: outcome for outcome in outcomes}
+    for take, void in logged:
+        if void is not None:
+            kind, cp, _ = course.classify(take.code)
+            by_id[take.id] = rules.Outcome(
+                take.id,
+                kind,
+                rules.REJECTED,
+                VOIDED,
+                cp.card if cp else None,
+                cp.checkpoint_id if cp else None,
+                0,
+                0,
+            )
+
+    now = utcnow()
+    changed = 0
+    existing = repo.outcomes_of_participant(session, participant.id)
+    for take_id, outcome in by_id.items():
+        row = existing.get(take_id)
+        if row is None:
+            session.add(_outcome_row(outcome, participant.id))
+            continue
+        if outcome.outcome == rules.REJECTED and outcome.reason == VOIDED:
+            # Keep where the take stood when it was voided.
+            outcome = rules.Outcome(
+                take_id, row.kind, outcome.outcome, VOIDED, row.card, row.checkpoint_id,
+                row.deal, row.round,
+            )  # fmt: skip
+        if (row.outcome, row.reason) != (outcome.outcome, outcome.reason):
+            row.previous_outcome, row.previous_reason = row.outcome, row.reason
+            row.changed_at = now
+            changed += 1
+        row.kind, row.outcome, row.reason = outcome.kind, outcome.outcome, outcome.reason
+        row.card, row.checkpoint_id = outcome.card, outcome.checkpoint_id
+        row.deal, row.round = outcome.deal, outcome.round
+
+    stored = repo.combinations_of(session, participant.id)
+    wanted = {combination.id: combination for combination in state.combinations}
+    for combination_id, row in stored.items():
+        if combination_id not in wanted:
+            session.delete(row)
+    for combination_id, combination in wanted.items():
+        row = stored.get(combination_id)
+        if row is None:
+            session.add(_combination_row(combination, participant.event_id, participant.id))
+        else:
+            row.cards, row.category = list(combination.cards), combination.category
+            row.deal, row.saved_at = combination.deal, combination.saved_at
+
+    last = max(live, key=rules.field_order) if live else None
+    _store_state(session, session.get(ParticipantState, participant.id), participant, state, last)
+    session.flush()
+    if changed:
+        audit.record(
+            session,
+            event_id=participant.event_id,
+            actor="system",
+            action="feed.outcomes_changed",
+            subject=f"participant:{participant.external_id}",
+            details={"changed": changed},
+        )
+    return by_id, changed
+
+
+# -- delivering takes ------------------------------------------------------------------------
+
+
+def _item_error(source_id: Any, code: str, detail: str, **kwargs: Any) -> TakeResult:
+    text = source_id if isinstance(source_id, str) else None
+    if isinstance(source_id, int) and not isinstance(source_id, bool):
+        text = str(source_id)
+    return TakeResult(
+        source_id=text, status="error", error=ItemError(code=code, detail=detail, **kwargs)
+    )
+
+
+def _validation_fields(exc: ValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": [str(part) for part in error["loc"]], "msg": error["msg"], "type": error["type"]}
+        for error in exc.errors()
+    ]
+
+
+def _result(
+    deck: Deck, source_id: str, status: str, take_id: int, outcome: TakeOutcome | rules.Outcome
+) -> TakeResult:
+    """An organiser's view of a take's result: the truth, card and discard code included."""
+    discard_code = None
+    if outcome.kind == "card" and outcome.checkpoint_id is not None:
+        discard_code = deck.discard_codes.get(outcome.checkpoint_id)
+    return TakeResult(
+        source_id=source_id,
+        status=status,  # type: ignore[arg-type]
+        take_id=take_id,
+        kind=outcome.kind,  # type: ignore[arg-type]
+        outcome=outcome.outcome,  # type: ignore[arg-type]
+        reason=outcome.reason,
+        card=outcome.card,
+        card_display=display(outcome.card),
+        discard_code=discard_code,
+    )
+
+
+def ingest(
+    session: Session,
+    event: Event,
+    items: Sequence[Any],
+    *,
+    recorded_by: str,
+    received_at: datetime | None = None,
+    payloads: Sequence[dict[str, Any]] | None = None,
+) -> list[TakeResult]:
+    """Store and apply a batch of takes (API.md feed); one result per item, in input order.
+
+    Each item is validated on its own (`TakeCreate`): a bad item (missing field,
+    naive `taken_at`, unknown participant) gets a result with `status` `error`
+    and is not stored; the others are. A `(source, source_id)` already in the
+    log stores nothing and reports `duplicate_delivery` with the original
+    take's current outcome (RULES.md I-4). Participants of the batch are locked
+    in id order before anything is stored.
+    """
+    received_at = received_at or utcnow()
+    results: list[TakeResult | None] = [None] * len(items)
+    valid: list[tuple[int, TakeCreate]] = []
+    for index, raw in enumerate(items):
+        try:
+            valid.append((index, TakeCreate.model_validate(raw)))
+        except ValidationError as exc:
+            source_id = raw.get("source_id") if isinstance(raw, dict) else None
+            results[index] = _item_error(
+                source_id,
+                "invalid_take",
+                "The take is not valid: "
+                + "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+                ),
+                fields=_validation_fields(exc),
+            )
+
+    participants = repo.participants_by_external_id(
+        session, event.id, (item.participant for _, item in valid)
+    )
+    accepted: list[tuple[int, TakeCreate, Participant]] = []
+    for index, item in valid:
+        participant = participants.get(item.participant)
+        if participant is None:
+            results[index] = _item_error(
+                item.source_id,
+                "participant_not_found",
+                f"No participant {item.participant!r} in this event.",
+            )
+        else:
+            accepted.append((index, item, participant))
+
+    repo.lock_participants(session, (p.id for _, _, p in accepted))
+    deck = load_deck(session, event)
+    new: dict[int, list[rules.TakeIn]] = defaultdict(list)
+    by_participant: dict[int, Participant] = {}
+    stored: dict[int, int] = {}  # item index -> take id
+    duplicates: dict[int, int] = {}
+    for index, item, participant in accepted:
+        payload = payloads[index] if payloads else item.model_dump(mode="json")
+        take_id = repo.insert_take(
+            session,
+            {
+                "event_id": event.id,
+                "participant_id": participant.id,
+                "source": item.source,
+                "source_id": item.source_id,
+                "code": item.code,
+                "taken_at": item.taken_at,
+                "received_at": received_at,
+                "recorded_by": recorded_by,
+                "payload": payload,
+            },
+        )
+        if take_id is None:
+            original = repo.take_by_source(session, event.id, item.source, item.source_id)
+            assert original is not None
+            duplicates[index] = original.id
+            continue
+        stored[index] = take_id
+        by_participant[participant.id] = participant
+        new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
+
+    outcomes: dict[int, rules.Outcome] = {}
+    for participant_id, takes in new.items():
+        outcomes.update(apply_new_takes(session, deck, by_participant[participant_id], takes))
+
+    originals = repo.outcomes_by_take(session, duplicates.values())
+    for index, item, _ in accepted:
+        if index in stored:
+            take_id = stored[index]
+            results[index] = _result(deck, item.source_id, "accepted", take_id, outcomes[take_id])
+        else:
+            take_id = duplicates[index]
+            results[index] = _result(
+                deck, item.source_id, "duplicate_delivery", take_id, originals[take_id]
+            )
+    return [result for result in results if result is not None]
+
+
+# -- phones -----------------------------------------------------------------------------------
+
+
+def seen_cards(session: Session, participant_id: int) -> set[str]:
+    """Cards the participant has seen: those of CPs they took while the course was open.
+
+    Only these cards are ever shown to the participant (a discard code of
+    another CP must not reveal that CP's card).
+    """
+    rows = session.scalars(
+        select(TakeOutcome.card).where(
+            TakeOutcome.participant_id == participant_id,
+            TakeOutcome.kind == "card",
+            TakeOutcome.card.is_not(None),
+            TakeOutcome.reason.is_distinct_from(rules.OUTSIDE_COURSE_HOURS),
+            TakeOutcome.reason.is_distinct_from(VOIDED),
+        )
+    )
+    return set(rows)
+
+
+def for_participant(result: TakeResult, seen: set[str]) -> TakeResult:
+    """The result as the participant's device shows it.
+
+    RULES.md §1.2 rule 1 / I-1: a `hand_full` take is "shown as an ordinary
+    successful take" to the device: `outcome` `counted`, `reason` null, with
+    the card and its discard code as for any counted take. (The organiser's
+    feed and log, and the participant's state, show the truth: `rejected`,
+    `hand_full`.) Cards the participant has not seen are never shown.
+    """
+    data = result.model_dump()
+    if result.reason == rules.HAND_FULL:
+        data["outcome"], data["reason"] = rules.COUNTED, None
+    if result.card is not None and result.card not in seen:
+        data["card"] = data["card_display"] = data["discard_code"] = None
+    if result.kind != "card" or result.reason == rules.OUTSIDE_COURSE_HOURS:
+        data["discard_code"] = None
+    return TakeResult(**data)
+
+
+def scan(
+    session: Session,
+    participant: Participant,
+    code: str,
+    *,
+    source_id: str | None,
+    unknown_per_minute: int,
+    now: datetime | None = None,
+) -> TakeResult:
+    """A take from the participant's phone at the server's clock (source `phone`).
+
+    Code guessing is rate limited: when `unknown_per_minute` phone takes of
+    unknown codes were received in the last minute (counted in the database,
+    so every app process sees the same count), 429 `too_many_unknown_codes`
+    and nothing is stored.
+    """
+    now = now or utcnow()
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    repo.lock_participants(session, [participant.id])
+    since = now - RATE_WINDOW
+    if repo.count_unknown_phone_takes(session, participant.id, since) >= unknown_per_minute:
+        oldest = repo.oldest_unknown_phone_take(session, participant.id, since) or now
+        retry = max(1, int((oldest + RATE_WINDOW - now).total_seconds()) + 1)
+        raise TooManyRequests(
+            f"Too many unknown codes in the last minute; try again in {retry} s.",
+            code="too_many_unknown_codes",
+            headers={"Retry-After": str(retry)},
+        )
+    item = {
+        "participant": participant.external_id,
+        "code": code,
+        "taken_at": now,
+        "source": PHONE_SOURCE,
+        "source_id": source_id or uuid.uuid4().hex,
+    }
+    (result,) = ingest(
+        session, event, [item], recorded_by=f"participant:{participant.external_id}",
+        received_at=now,
+    )  # fmt: skip
+    return for_participant(result, seen_cards(session, participant.id))
+
+
+# -- corrections ------------------------------------------------------------------------------
+
+
+def void_take(session: Session, event: Event, take_id: int, reason: str, *, actor: str) -> LogItem:
+    """Void a take (an organiser correction): a new `take_void` row, the take stays in the
+    log; the participant is replayed. 404 `take_not_found`, 409 `take_already_voided`."""
+    take = session.get(Take, take_id)
+    if take is None or take.event_id != event.id:
+        raise NotFound(f"Take {take_id} does not exist in this event.", code="take_not_found")
+    participant = session.get(Participant, take.participant_id)
+    assert participant is not None
+    repo.lock_participants(session, [participant.id])
+    if session.scalar(select(TakeVoid.id).where(TakeVoid.take_id == take_id)) is not None:
+        raise Conflict(f"Take {take_id} is already voided.", code="take_already_voided")
+    session.add(TakeVoid(take_id=take_id, reason=reason, voided_by=actor, voided_at=utcnow()))
+    session.flush()
+    replay_participant(session, load_deck(session, event), participant)
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="feed.take_voided",
+        subject=f"take:{take_id}",
+        details={"participant": participant.external_id, "reason": reason},
+    )
+    return log(session, event, take_id=take_id).items[0]
+
+
+def add_take(
+    session: Session,
+    event: Event,
+    *,
+    participant: str,
+    code: str,
+    taken_at: datetime,
+    note: str,
+    source_id: str | None,
+    actor: str,
+) -> TakeResult:
+    """Add a missing take (an organiser correction, e.g. from a paper backup), source
+    `organiser`. 404 `participant_not_found`."""
+    if participant not in repo.participants_by_external_id(session, event.id, [participant]):
+        raise NotFound(
+            f"No participant {participant!r} in this event.", code="participant_not_found"
+        )
+    item = {
+        "participant": participant,
+        "code": code,
+        "taken_at": taken_at,
+        "source": ORGANISER_SOURCE,
+        "source_id": source_id or f"manual-{uuid.uuid4().hex}",
+    }
+    payload = {**TakeCreate.model_validate(item).model_dump(mode="json"), "note": note}
+    (result,) = ingest(session, event, [item], recorded_by=actor, payloads=[payload])
+    if result.status == "accepted":
+        audit.record(
+            session,
+            event_id=event.id,
+            actor=actor,
+            action="feed.take_added",
+            subject=f"take:{result.take_id}",
+            details={
+                "participant": participant,
+                "taken_at": taken_at.isoformat(),
+                "note": note,
+                "outcome": result.outcome,
+                "reason": result.reason,
+            },
+        )
+    return result
+
+
+def corrections(session: Session, event: Event) -> list[audit.AuditEntry]:
+    """The audit trail of the feed: voids, added takes, rebuilds, replays that changed outcomes."""
+    return list(
+        session.scalars(
+            select(audit.AuditEntry)
+            .where(audit.AuditEntry.event_id == event.id, audit.AuditEntry.action.like("feed.%"))
+            .order_by(audit.AuditEntry.id)
+        )
+    )
+
+
+def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, int, int]:
+    """Replay every participant of `event` from the log (RULES.md I-4).
+
+    Returns (participants, takes, takes whose outcome changed). On a consistent
+    projection nothing changes: a rebuild gives the identical state.
+    """
+    deck = load_deck(session, event)
+    participant_ids = repo.participant_ids_with_takes(session, event.id)
+    repo.lock_participants(session, participant_ids)
+    takes = changed = 0
+    for participant_id in participant_ids:
+        participant = session.get(Participant, participant_id)
+        assert participant is not None
+        outcomes, n = replay_participant(session, deck, participant)
+        takes += len(outcomes)
+        changed += n
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="feed.rebuild",
+        subject=f"event:{event.id}",
+        details={"participants": len(participant_ids), "takes": takes, "changed": changed},
+    )
+    return len(participant_ids), takes, changed
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _previous(outcome: TakeOutcome | None) -> PreviousOutcome | None:
+    if outcome is None or outcome.previous_outcome is None:
+        return None
+    return PreviousOutcome(
+        outcome=outcome.previous_outcome,
+        reason=outcome.previous_reason,
+        changed_at=outcome.changed_at,
+    )
+
+
+def _take_fields(
+    take: Take,
+    outcome: TakeOutcome | None,
+    void: TakeVoid | None,
+    deck: Deck,
+    seen: set[str] | None,
+) -> dict[str, Any]:
+    card = outcome.card if outcome else None
+    checkpoint = (
+        deck.numbers.get(outcome.checkpoint_id) if outcome and outcome.checkpoint_id else None
+    )
+    if seen is not None and card is not None and card not in seen:
+        card = checkpoint = None
+    return {
+        "take_id": take.id,
+        "code": take.code,
+        "kind": outcome.kind if outcome else "unknown",
+        "taken_at": take.taken_at,
+        "received_at": take.received_at,
+        "source": take.source,
+        "outcome": outcome.outcome if outcome else rules.REJECTED,
+        "reason": outcome.reason if outcome else None,
+        "card": card,
+        "card_display": display(card),
+        "checkpoint": checkpoint,
+        "deal": outcome.deal if outcome else 0,
+        "round": outcome.round if outcome else 0,
+        "voided": void is not None,
+        "previous": _previous(outcome),
+    }
+
+
+def participant_state(
+    session: Session, participant: Participant, *, as_participant: bool
+) -> ParticipantStateRead:
+    """A participant's state (API.md) with their whole log in field-time order.
+
+    `as_participant`: the participant's own view — cards of CPs they have not
+    taken are never shown (a discard code typed for another CP shows no card).
+    """
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    deck = load_deck(session, event)
+    row = session.get(ParticipantState, participant.id)
+    state = rules.PlayState.from_json(row.state if row else None)
+    seen = seen_cards(session, participant.id) if as_participant else None
+    rows = session.execute(
+        select(Take, TakeOutcome, TakeVoid)
+        .outerjoin(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
+        .where(Take.participant_id == participant.id)
+        .order_by(Take.taken_at, Take.id)
+    ).all()
+    takes = [StateTake(**_take_fields(t, o, v, deck, seen)) for t, o, v in rows]
+    combinations = sorted(
+        repo.combinations_of(session, participant.id).values(), key=lambda c: (c.saved_at, c.id)
+    )
+    save_codes = (
+        session.scalar(
+            select(func.count())
+            .select_from(SaveCode)
+            .where(SaveCode.participant_id == participant.id)
+        )
+        or 0
+    )
+    return ParticipantStateRead(
+        participant=participant.external_id,
+        name=participant.name,
+        hand=list(state.hand),
+        hand_display=[display(card) or card for card in state.hand],
+        deal=state.deal,
+        round=state.round,
+        discards_left=rules.MAX_DISCARD_STEPS - state.discard_steps,
+        save_codes_left=save_codes - len(state.used_save_codes),
+        checkpoints_taken=len(state.taken),
+        combinations=[
+            CombinationRead(
+                id=c.id,
+                cards=list(c.cards),
+                cards_display=[display(card) or card for card in c.cards],
+                category=c.category,
+                description=describe(c.cards, event.hand_ranking),
+                deal=c.deal,
+                saved_at=c.saved_at,
+            )
+            for c in combinations
+        ],
+        takes=takes,
+    )
+
+
+def log(
+    session: Session,
+    event: Event,
+    *,
+    participant: str | None = None,
+    checkpoint: int | None = None,
+    kind: str | None = None,
+    outcome: str | None = None,
+    reason: str | None = None,
+    source: str | None = None,
+    taken_from: datetime | None = None,
+    taken_to: datetime | None = None,
+    take_id: int | None = None,
+    limit: int = 200,
+    offset: int = 0,
+) -> LogRead:
+    """The organiser's view of the take log, filtered; field-time order.
+
+    `checkpoint` is the CP number (card takes and discards of that CP);
+    `taken_from` inclusive, `taken_to` exclusive (aware datetimes).
+    """
+    deck = load_deck(session, event)
+    query = repo.log_query(event.id)
+    if participant is not None:
+        query = query.where(Participant.external_id == participant)
+    if checkpoint is not None:
+        cp_id = session.scalar(
+            select(Checkpoint.id).where(
+                Checkpoint.event_id == event.id, Checkpoint.number == checkpoint
+            )
+        )
+        query = query.where(TakeOutcome.checkpoint_id == cp_id)
+    if kind is not None:
+        query = query.where(TakeOutcome.kind == kind)
+    if outcome is not None:
+        query = query.where(TakeOutcome.outcome == outcome)
+    if reason is not None:
+        query = query.where(TakeOutcome.reason == reason)
+    if source is not None:
+        query = query.where(Take.source == source)
+    if taken_from is not None:
+        query = query.where(Take.taken_at >= taken_from)
+    if taken_to is not None:
+        query = query.where(Take.taken_at < taken_to)
+    if take_id is not None:
+        query = query.where(Take.id == take_id)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.execute(query.order_by(Take.taken_at, Take.id).limit(limit).offset(offset)).all()
+    items = [
+        LogItem(
+            **_take_fields(t, o, v, deck, None),
+            participant=p.external_id,
+            source_id=t.source_id,
+            recorded_by=t.recorded_by,
+            void_reason=v.reason if v else None,
+        )
+        for t, o, v, p in rows
+    ]
+    return LogRead(total=total, items=items)
+
+
+def warnings(session: Session, event: Event, *, now: datetime | None = None) -> WarningsRead:
+    """Event warnings for the organiser.
+
+    - `unsaved_hands`: participants holding cards that were never saved; at the
+      close these hands are not combinations (RULES.md I-3);
+    - `hand_full`: participants with takes refused as `hand_full` (I-1), with counts;
+    - `unknown_codes`: takes of codes that matched nothing (not voided).
+    """
+    now = now or utcnow()
+    unsaved = []
+    for row, participant in repo.states_of_event(session, event.id):
+        state = rules.PlayState.from_json(row.state)
+        if state.hand:
+            unsaved.append(
+                UnsavedHand(
+                    participant=participant.external_id,
+                    name=participant.name,
+                    hand=list(state.hand),
+                    deal=state.deal,
+                    round=state.round,
+                )
+            )
+    hand_full_rows = session.execute(
+        select(Participant.external_id, Participant.name, func.count())
+        .select_from(TakeOutcome)
+        .join(Participant, Participant.id == TakeOutcome.participant_id)
+        .where(Participant.event_id == event.id, TakeOutcome.reason == rules.HAND_FULL)
+        .group_by(Participant.external_id, Participant.name)
+        .order_by(Participant.external_id)
+    ).all()
+    unknown_rows = session.execute(
+        select(Take, Participant)
+        .join(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .join(Participant, Participant.id == Take.participant_id)
+        .where(
+            Take.event_id == event.id,
+            TakeOutcome.kind == "unknown",
+            TakeOutcome.reason.is_distinct_from(VOIDED),
+        )
+        .order_by(Take.taken_at, Take.id)
+        .limit(1000)
+    ).all()
+    return WarningsRead(
+        course_closed=now >= event.closes_at,
+        unsaved_hands=unsaved,
+        hand_full=[HandFullWarning(participant=e, name=n, count=c) for e, n, c in hand_full_rows],
+        unknown_codes=[
+            UnknownCodeWarning(
+                participant=p.external_id,
+                name=p.name,
+                take_id=t.id,
+                code=t.code,
+                taken_at=t.taken_at,
+                source=t.source,
+            )
+            for t, p in unknown_rows
+        ],
+    )
+
+
+# -- CSV import -------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("participant", "code", "taken_at")
+MAX_CSV_ROWS = 20000
+
+
+def csv_items(text: str, *, source: str) -> list[tuple[int, dict[str, Any]]]:
+    """Rows of a CSV export as feed items: (row number, item). Row 1 is the header.
+
+    Columns `participant, code, taken_at` (required), `source_id` and `source`
+    (optional). Without `source_id` one is derived from the participant, the
+    normalised code and the UTC time, so importing the same file twice stores
+    nothing new. 422 `csv_missing_columns` / `csv_too_large`.
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    header = [name.strip().lower() for name in (reader.fieldnames or [])]
+    missing = [column for column in CSV_COLUMNS if column not in header]
+    if missing:
+        raise Unprocessable(
+            f"The CSV file lacks the column(s) {', '.join(missing)} "
+            f"(needs {', '.join(CSV_COLUMNS)}).",
+            code="csv_missing_columns",
+        )
+    reader.fieldnames = header
+    items = []
+    for row in reader:
+        if len(items) >= MAX_CSV_ROWS:
+            raise Unprocessable(f"At most {MAX_CSV_ROWS} rows per file.", code="csv_too_large")
+        values = {k: (v or "").strip() for k, v in row.items() if isinstance(k, str)}
+        if not any(values.values()):
+            continue
+        item: dict[str, Any] = {
+            "participant": values.get("participant", ""),
+            "code": values.get("code", ""),
+            "taken_at": values.get("taken_at", ""),
+            "source": values.get("source") or source,
+            "source_id": values.get("source_id") or _derived_source_id(values),
+        }
+        items.append((reader.line_num, item))
+    return items
+
+
+def _derived_source_id(values: dict[str, str]) -> str:
+    taken_at = values.get("taken_at", "")
+    try:
+        parsed = datetime.fromisoformat(taken_at)
+        if parsed.tzinfo is not None:  # the same instant, whatever the offset it is written in
+            taken_at = repr(parsed.timestamp())
+    except ValueError:
+        pass
+    key = "|".join(
+        (values.get("participant", ""), normalize_code(values.get("code", "")), taken_at)
+    )
+    return "csv-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
