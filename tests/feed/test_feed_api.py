@@ -67,7 +67,11 @@ def test_worked_example_of_the_seed(client, admin, world):
     results = deliver(client, admin, w, [take(w, a, c, i) for i, c in enumerate(codes, 1)])
     assert [r["status"] for r in results] == ["accepted"] * 15
     assert [r["kind"] for r in results] == (
-        ["card"] * 5 + ["discard"] * 2 + ["card"] * 2 + ["discard"] * 2 + ["card"] * 2
+        ["card"] * 5
+        + ["discard"] * 2
+        + ["card"] * 2
+        + ["discard"] * 2
+        + ["card"] * 2
         + ["discard", "save"]
     )
     assert reasons(results) == [None] * 13 + ["no_discards_left", None]
@@ -207,9 +211,10 @@ def test_batch_limit_and_auth(client, admin, world):
     response = client.post(url, json={"takes": []})
     assert response.status_code == 401
     assert response.headers["content-type"] == "application/problem+json"
-    assert client.post("/api/v1/events/999999/takes", json={"takes": []}, headers=admin).json()[
-        "code"
-    ] == "event_not_found"
+    assert (
+        client.post("/api/v1/events/999999/takes", json={"takes": []}, headers=admin).json()["code"]
+        == "event_not_found"
+    )
 
 
 def test_code_spellings_are_normalised(client, admin, world):
