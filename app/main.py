@@ -13,6 +13,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.games import endpoints as games_endpoints
 from app.poker import endpoints as poker
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session
+    app.include_router(events_endpoints.router)
     return app
 
 

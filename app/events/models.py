@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, utcnow
@@ -30,7 +38,7 @@ class Event(Base):
     save_codes_per_participant: Mapped[int] = mapped_column(default=10)
     award_places: Mapped[int] = mapped_column(default=3)
     status: Mapped[str] = mapped_column(String(20), default="draft")
-    deck_seed: Mapped[int | None]
+    deck_seed: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

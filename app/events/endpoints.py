@@ -1,0 +1,398 @@
+"""Event setup API: events, the deck of checkpoints, participants, QR codes, print sheets.
+
+Organiser endpoints need `Authorization: Bearer <ADMIN_TOKEN>`. Public ones
+(event, CP list as JSON/CSV/GPX) never show a card, a CP code or a discard code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi.responses import HTMLResponse
+
+from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
+from app.core.errors import AppError, Unprocessable
+from app.events import formats, printing, qr, repository
+from app.events import service as event_service
+from app.events.deps import EventDep
+from app.events.formats import DeckRow, ParticipantRow
+from app.events.schemas import (
+    AccessTokenIssued,
+    CheckpointRead,
+    CheckpointUpdate,
+    DeckPut,
+    DeckRead,
+    EventCreate,
+    EventPublic,
+    EventRead,
+    EventStatusChange,
+    EventUpdate,
+    ParticipantCreate,
+    ParticipantCreated,
+    ParticipantList,
+    ParticipantRead,
+    ParticipantsCreated,
+    ParticipantUpdate,
+    PublicCheckpoints,
+    ShuffleRequest,
+)
+
+router = APIRouter(prefix="/api/v1", tags=["events"])
+
+MAX_CSV_BYTES = 2_000_000
+CSV_BODY = {
+    "requestBody": {
+        "description": "CSV as the body (`text/csv`) or as the multipart form field `file`.",
+        "content": {
+            "text/csv": {"schema": {"type": "string"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"file": {"type": "string", "format": "binary"}},
+                }
+            },
+        },
+    }
+}
+
+
+async def uploaded_csv(request: Request) -> str:
+    """The CSV text of a request: a multipart field `file`, else the raw body (UTF-8)."""
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        form = await request.form()
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            raise Unprocessable("Send the CSV as the form field 'file'.", code="csv_missing")
+        data = await upload.read()
+    else:
+        data = await request.body()
+    if len(data) > MAX_CSV_BYTES:
+        raise AppError("The CSV is too large.", code="payload_too_large", status=413)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Unprocessable("The CSV must be UTF-8 text.", code="csv_not_utf8") from exc
+
+
+CsvDep = Annotated[str, Depends(uploaded_csv)]
+
+
+def _deck(event_seed: int | None, checkpoints: list, base_url: str) -> DeckRead:
+    return DeckRead(
+        deck_seed=event_seed,
+        checkpoints=[event_service.checkpoint_read(cp, base_url) for cp in checkpoints],
+    )
+
+
+# --- events ---------------------------------------------------------------------------
+
+
+@router.post("/events", status_code=status.HTTP_201_CREATED, response_model=EventRead)
+def create_event(data: EventCreate, session: SessionDep, _: OrganiserDep) -> EventRead:
+    """Create an event (status `draft`). Times need an offset; `timezone` is IANA."""
+    event = event_service.create_event(session, data)
+    return event_service.event_read(session, event)
+
+
+@router.get("/events", response_model=list[EventRead])
+def list_events(session: SessionDep, _: OrganiserDep) -> list[EventRead]:
+    """Every event (organiser)."""
+    return [event_service.event_read(session, e) for e in repository.list_events(session)]
+
+
+@router.get("/events/{event_id}", response_model=EventRead | EventPublic)
+def get_event(event: EventDep, request: Request, session: SessionDep) -> EventRead | EventPublic:
+    """The event; the organiser also sees `deck_seed`."""
+    if is_organiser(request):
+        return event_service.event_read(session, event)
+    return event_service.event_public(session, event)
+
+
+@router.patch("/events/{event_id}", response_model=EventRead)
+def update_event(
+    event: EventDep, data: EventUpdate, session: SessionDep, _: OrganiserDep
+) -> EventRead:
+    """Change name, window, time zone, ranking preset, save codes count or places."""
+    event_service.update_event(session, event, data)
+    return event_service.event_read(session, event)
+
+
+@router.post("/events/{event_id}/status", response_model=EventRead)
+def change_status(
+    event: EventDep, data: EventStatusChange, session: SessionDep, _: OrganiserDep
+) -> EventRead:
+    """Move the event forward (draft → course_open → course_closed → ceremony → finished)."""
+    event_service.change_status(session, event, data.status)
+    return event_service.event_read(session, event)
+
+
+# --- checkpoints ----------------------------------------------------------------------
+
+
+@router.put("/events/{event_id}/checkpoints", response_model=DeckRead)
+def put_checkpoints(
+    event: EventDep, data: DeckPut, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> DeckRead:
+    """Set the deck explicitly: distinct cards of the 54, unique CP numbers.
+
+    Codes not given are generated (a CP number that existed keeps its codes).
+    """
+    rows = [DeckRow(**item.model_dump()) for item in data.checkpoints]
+    checkpoints = event_service.set_deck(
+        session, event, rows, event_service.json_locator("checkpoints")
+    )
+    return _deck(event.deck_seed, checkpoints, settings.base_url)
+
+
+@router.post("/events/{event_id}/checkpoints/shuffle", response_model=DeckRead)
+def shuffle_checkpoints(
+    event: EventDep,
+    data: ShuffleRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+) -> DeckRead:
+    """Deal a shuffled deck from `seed` (random when null); the seed is recorded."""
+    checkpoints = event_service.shuffle_deck(session, event, data.seed)
+    return _deck(event.deck_seed, checkpoints, settings.base_url)
+
+
+@router.post(
+    "/events/{event_id}/checkpoints/import", response_model=DeckRead, openapi_extra=CSV_BODY
+)
+def import_checkpoints(
+    event: EventDep, _: OrganiserDep, text: CsvDep, session: SessionDep, settings: SettingsDep
+) -> DeckRead:
+    """Set the deck from CSV `number, card, lat, lon, hint`; 422 `csv_invalid` names
+    each bad row (header = row 1) and field, and nothing is stored."""
+    checkpoints = event_service.import_checkpoints_csv(session, event, text)
+    return _deck(event.deck_seed, checkpoints, settings.base_url)
+
+
+@router.get("/events/{event_id}/checkpoints", response_model=DeckRead | PublicCheckpoints)
+def get_checkpoints(
+    event: EventDep, request: Request, session: SessionDep, settings: SettingsDep
+) -> DeckRead | PublicCheckpoints:
+    """The deck for the organiser; for anyone else only `number, lat, lon, hint`."""
+    checkpoints = list(repository.checkpoints(session, event.id))
+    if is_organiser(request):
+        return _deck(event.deck_seed, checkpoints, settings.base_url)
+    return PublicCheckpoints(
+        checkpoints=[event_service.checkpoint_public(cp) for cp in checkpoints]
+    )
+
+
+@router.get(
+    "/events/{event_id}/checkpoints.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+def public_checkpoints_csv(event: EventDep, session: SessionDep) -> Response:
+    """Public CP list as CSV: `number, lat, lon, hint`."""
+    text = formats.checkpoints_csv(
+        event_service.public_rows(session, event), formats.PUBLIC_CHECKPOINT_COLUMNS
+    )
+    return _download(text, "text/csv; charset=utf-8", f"event-{event.id}-checkpoints.csv")
+
+
+@router.get(
+    "/events/{event_id}/checkpoints.gpx",
+    response_class=Response,
+    responses={200: {"content": {"application/gpx+xml": {}}}},
+)
+def public_checkpoints_gpx(event: EventDep, session: SessionDep) -> Response:
+    """Public CP list as GPX waypoints (name = CP number, desc = hint) for GPS devices."""
+    text = formats.checkpoints_gpx(event.name, event_service.public_rows(session, event))
+    return _download(text, "application/gpx+xml", f"event-{event.id}-checkpoints.gpx")
+
+
+@router.get(
+    "/events/{event_id}/checkpoints/export.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+def export_checkpoints_csv(event: EventDep, session: SessionDep, _: OrganiserDep) -> Response:
+    """The deck as CSV `number, card, lat, lon, hint` (re-importable; organiser)."""
+    rows: list[dict[str, Any]] = [
+        {"number": cp.number, "card": cp.card, "lat": cp.lat, "lon": cp.lon, "hint": cp.hint}
+        for cp in repository.checkpoints(session, event.id)
+    ]
+    text = formats.checkpoints_csv(rows, formats.CHECKPOINT_COLUMNS)
+    return _download(text, "text/csv; charset=utf-8", f"event-{event.id}-deck.csv")
+
+
+def _download(text: str, media_type: str, filename: str) -> Response:
+    return Response(
+        text,
+        media_type=media_type,
+        headers={"Content-Disposition": f'inline; filename="{filename}"'},
+    )
+
+
+@router.patch("/events/{event_id}/checkpoints/{number}", response_model=CheckpointRead)
+def update_checkpoint(
+    event: EventDep,
+    number: int,
+    data: CheckpointUpdate,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+) -> CheckpointRead:
+    """Edit a CP's coordinates or hint."""
+    checkpoint = event_service.update_checkpoint(session, event, number, data)
+    return event_service.checkpoint_read(checkpoint, settings.base_url)
+
+
+@router.get(
+    "/events/{event_id}/checkpoints/{number}/qr.svg",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}},
+)
+def checkpoint_qr_svg(
+    event: EventDep, number: int, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> Response:
+    """SVG QR code of the CP's take link `{BASE_URL}/t/{code}` (organiser: it holds the code)."""
+    checkpoint = event_service.get_checkpoint(session, event, number)
+    return Response(
+        qr.qr_svg(qr.take_url(settings.base_url, checkpoint.code)), media_type="image/svg+xml"
+    )
+
+
+@router.get(
+    "/events/{event_id}/checkpoints/{number}/qr.png",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}},
+)
+def checkpoint_qr_png(
+    event: EventDep, number: int, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> Response:
+    """PNG QR code of the CP's take link `{BASE_URL}/t/{code}` (organiser)."""
+    checkpoint = event_service.get_checkpoint(session, event, number)
+    return Response(
+        qr.qr_png(qr.take_url(settings.base_url, checkpoint.code)), media_type="image/png"
+    )
+
+
+@router.get("/events/{event_id}/print/checkpoints", response_class=HTMLResponse)
+def print_checkpoints(
+    event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> HTMLResponse:
+    """Printable A4 sheet: per CP its QR code (11 cm), number and the event name."""
+    checkpoints = list(repository.checkpoints(session, event.id))
+    return printing.checkpoint_sheet(request, event, checkpoints, settings.base_url)
+
+
+# --- participants ---------------------------------------------------------------------
+
+
+@router.post(
+    "/events/{event_id}/participants",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ParticipantCreated,
+)
+def create_participant(
+    event: EventDep,
+    data: ParticipantCreate,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+) -> ParticipantCreated:
+    """A participant with a secret `access_token` (shown only now) and their save codes."""
+    new = event_service.create_participant(
+        session, event, ParticipantRow(data.name, data.external_id, data.category)
+    )
+    return event_service.participant_created(new, settings.base_url)
+
+
+@router.post(
+    "/events/{event_id}/participants/import",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ParticipantsCreated,
+    openapi_extra=CSV_BODY,
+)
+def import_participants(
+    event: EventDep, _: OrganiserDep, text: CsvDep, session: SessionDep, settings: SettingsDep
+) -> ParticipantsCreated:
+    """Participants from CSV `name, external_id, category`; 422 `csv_invalid` names each
+    bad row and field, and nothing is stored."""
+    created = event_service.import_participants_csv(session, event, text)
+    return ParticipantsCreated(
+        participants=[event_service.participant_created(n, settings.base_url) for n in created]
+    )
+
+
+@router.get("/events/{event_id}/participants", response_model=ParticipantList)
+def list_participants(event: EventDep, session: SessionDep, _: OrganiserDep) -> ParticipantList:
+    """Every participant with their save codes (organiser only; never the tokens)."""
+    return ParticipantList(participants=event_service.participant_reads(session, event))
+
+
+@router.get("/events/{event_id}/participants/{external_id}", response_model=ParticipantRead)
+def get_participant(
+    event: EventDep, external_id: str, session: SessionDep, _: OrganiserDep
+) -> ParticipantRead:
+    participant = event_service.get_participant(session, event, external_id)
+    return event_service.participant_read(session, participant)
+
+
+@router.patch("/events/{event_id}/participants/{external_id}", response_model=ParticipantRead)
+def update_participant(
+    event: EventDep,
+    external_id: str,
+    data: ParticipantUpdate,
+    session: SessionDep,
+    _: OrganiserDep,
+) -> ParticipantRead:
+    """Change name, category or external id."""
+    participant = event_service.get_participant(session, event, external_id)
+    event_service.update_participant(session, event, participant, data)
+    return event_service.participant_read(session, participant)
+
+
+@router.delete(
+    "/events/{event_id}/participants/{external_id}", status_code=status.HTTP_204_NO_CONTENT
+)
+def delete_participant(
+    event: EventDep, external_id: str, session: SessionDep, _: OrganiserDep
+) -> Response:
+    """Delete a participant who has no takes (409 `participant_has_takes` otherwise)."""
+    participant = event_service.get_participant(session, event, external_id)
+    event_service.delete_participant(session, event, participant)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post(
+    "/events/{event_id}/participants/{external_id}/access-token", response_model=AccessTokenIssued
+)
+def reissue_access_token(
+    event: EventDep, external_id: str, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> AccessTokenIssued:
+    """A new personal link for a lost one; the old token stops working."""
+    participant = event_service.get_participant(session, event, external_id)
+    new = event_service.reissue_token(session, event, participant)
+    return event_service.token_issued(new, settings.base_url)
+
+
+@router.post("/events/{event_id}/print/participant-cards", response_class=HTMLResponse)
+def print_participant_cards(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+    participant: Annotated[list[str] | None, Query()] = None,
+) -> HTMLResponse:
+    """Printable cards (QR of the personal link + save codes) for the participants named
+    by `?participant=<external_id>` (repeatable; all when absent).
+
+    Tokens are stored only hashed, so printing RE-ISSUES the tokens of those
+    participants: links printed or sent earlier stop working.
+    """
+    if participant:
+        targets = [event_service.get_participant(session, event, x) for x in participant]
+    else:
+        targets = list(repository.participants(session, event.id))
+    issued = [event_service.reissue_token(session, event, p) for p in targets]
+    return printing.participant_cards(request, event, issued, settings.base_url)

@@ -1,0 +1,125 @@
+"""Queries of the event domain: events, checkpoints, participants, save codes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from sqlalchemy import delete, exists, func, select
+from sqlalchemy.orm import Session
+
+from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.feed.models import Take
+
+
+def list_events(session: Session) -> Sequence[Event]:
+    return session.scalars(select(Event).order_by(Event.id)).all()
+
+
+def count_events(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(Event)) or 0
+
+
+def checkpoint_count(session: Session, event_id: int) -> int:
+    return (
+        session.scalar(
+            select(func.count()).select_from(Checkpoint).where(Checkpoint.event_id == event_id)
+        )
+        or 0
+    )
+
+
+def participant_count(session: Session, event_id: int) -> int:
+    return (
+        session.scalar(
+            select(func.count()).select_from(Participant).where(Participant.event_id == event_id)
+        )
+        or 0
+    )
+
+
+def checkpoints(session: Session, event_id: int) -> Sequence[Checkpoint]:
+    """The event's CPs by number."""
+    return session.scalars(
+        select(Checkpoint).where(Checkpoint.event_id == event_id).order_by(Checkpoint.number)
+    ).all()
+
+
+def checkpoint_by_number(session: Session, event_id: int, number: int) -> Checkpoint | None:
+    return session.scalar(
+        select(Checkpoint).where(Checkpoint.event_id == event_id, Checkpoint.number == number)
+    )
+
+
+def event_has_takes(session: Session, event_id: int) -> bool:
+    return bool(session.scalar(select(exists().where(Take.event_id == event_id))))
+
+
+def participant_has_takes(session: Session, participant_id: int) -> bool:
+    return bool(session.scalar(select(exists().where(Take.participant_id == participant_id))))
+
+
+def cp_codes_elsewhere(session: Session, event_id: int, codes: Sequence[str]) -> set[str]:
+    """Those of `codes` already used as CP codes by other events (CP codes are unique)."""
+    if not codes:
+        return set()
+    return set(
+        session.scalars(
+            select(Checkpoint.code).where(
+                Checkpoint.code.in_(list(codes)), Checkpoint.event_id != event_id
+            )
+        )
+    )
+
+
+def save_codes(session: Session, event_id: int) -> set[str]:
+    """Every save code of the event."""
+    return set(session.scalars(select(SaveCode.code).where(SaveCode.event_id == event_id)))
+
+
+def checkpoint_codes(session: Session, event_id: int) -> set[str]:
+    """Every CP code and discard code of the event."""
+    rows = session.execute(
+        select(Checkpoint.code, Checkpoint.discard_code).where(Checkpoint.event_id == event_id)
+    ).all()
+    return {code for row in rows for code in row}
+
+
+def participants(session: Session, event_id: int) -> Sequence[Participant]:
+    return session.scalars(
+        select(Participant).where(Participant.event_id == event_id).order_by(Participant.id)
+    ).all()
+
+
+def participant_by_external_id(
+    session: Session, event_id: int, external_id: str
+) -> Participant | None:
+    return session.scalar(
+        select(Participant).where(
+            Participant.event_id == event_id, Participant.external_id == external_id
+        )
+    )
+
+
+def external_ids(session: Session, event_id: int) -> set[str]:
+    return set(
+        session.scalars(select(Participant.external_id).where(Participant.event_id == event_id))
+    )
+
+
+def save_codes_by_participant(
+    session: Session, event_id: int, participant_id: int | None = None
+) -> dict[int, list[str]]:
+    """{participant id: save codes in position order} for the event (or one participant)."""
+    result: dict[int, list[str]] = defaultdict(list)
+    query = select(SaveCode.participant_id, SaveCode.code).where(SaveCode.event_id == event_id)
+    if participant_id is not None:
+        query = query.where(SaveCode.participant_id == participant_id)
+    rows = session.execute(query.order_by(SaveCode.participant_id, SaveCode.position)).all()
+    for participant_id, code in rows:
+        result[participant_id].append(code)
+    return result
+
+
+def delete_save_codes(session: Session, participant_id: int) -> None:
+    session.execute(delete(SaveCode).where(SaveCode.participant_id == participant_id))

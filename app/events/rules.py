@@ -1,0 +1,43 @@
+"""Pure rules of event setup: the status machine and the shuffled deal.
+
+No database, no HTTP, no clock; the only randomness is a seeded `random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from app.events.models import EVENT_STATUSES
+from app.poker.cards import DECK
+
+
+def status_index(status: str) -> int:
+    """Position of `status` in draft → course_open → course_closed → ceremony → finished."""
+    return EVENT_STATUSES.index(status)
+
+
+def is_forward(current: str, target: str) -> bool:
+    """True when `target` comes after `current` in the status order (skips allowed).
+
+    The organiser moves an event forward only; going back is never allowed.
+    """
+    return status_index(target) > status_index(current)
+
+
+def deal(seed: int, numbers: Sequence[int]) -> dict[int, str]:
+    """The shuffled deck dealt onto CP `numbers`: {number: canonical card code}.
+
+    The 54 cards in sorted canonical order (`sorted(DECK)`, independent of how the
+    cards module lists them) are shuffled by `random.Random(seed)`; the i-th CP
+    number in ascending order gets the i-th card. Same seed and numbers, same deal.
+    Raises ValueError when there are more than 54 numbers or duplicates.
+    """
+    ordered = sorted(numbers)
+    if len(set(ordered)) != len(ordered):
+        raise ValueError("CP numbers must be distinct")
+    if len(ordered) > len(DECK):
+        raise ValueError(f"a deck has {len(DECK)} cards, {len(ordered)} CPs given")
+    cards = sorted(DECK)
+    random.Random(seed).shuffle(cards)
+    return dict(zip(ordered, cards, strict=False))

@@ -1,0 +1,257 @@
+"""Request and response bodies of event setup (separate from the ORM models)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+HandRanking = Literal["seed", "classic"]
+EventStatus = Literal["draft", "course_open", "course_closed", "ceremony", "finished"]
+
+
+def check_timezone(value: str) -> str:
+    """`value` if it names a known IANA time zone, else ValueError."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(
+            f"unknown time zone {value!r} (use an IANA name like Europe/Moscow)"
+        ) from exc
+    return value
+
+
+class EventCreate(BaseModel):
+    """A new event. Times are ISO 8601 with an offset (naive times are refused)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    opens_at: AwareDatetime
+    closes_at: AwareDatetime
+    timezone: str = Field(description="IANA time zone of the event, e.g. Europe/Moscow")
+    hand_ranking: HandRanking = "seed"
+    save_codes_per_participant: int = Field(default=10, ge=1, le=50)
+    award_places: int = Field(default=3, ge=1, le=20)
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, value: str) -> str:
+        return check_timezone(value)
+
+    @field_validator("closes_at")
+    @classmethod
+    def _window(cls, value: datetime, info: ValidationInfo) -> datetime:
+        opens_at = info.data.get("opens_at")
+        if opens_at is not None and value <= opens_at:
+            raise ValueError("closes_at must be after opens_at")
+        return value
+
+
+class EventUpdate(BaseModel):
+    """Changes to an event; omitted fields stay as they are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    opens_at: AwareDatetime | None = None
+    closes_at: AwareDatetime | None = None
+    timezone: str | None = None
+    hand_ranking: HandRanking | None = None
+    save_codes_per_participant: int | None = Field(default=None, ge=1, le=50)
+    award_places: int | None = Field(default=None, ge=1, le=20)
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, value: str | None) -> str | None:
+        return None if value is None else check_timezone(value)
+
+
+class EventPublic(BaseModel):
+    """An event as anyone sees it: the course window in UTC and in local time."""
+
+    id: int
+    name: str
+    opens_at: datetime
+    closes_at: datetime
+    opens_at_local: datetime
+    closes_at_local: datetime
+    timezone: str
+    hand_ranking: HandRanking
+    save_codes_per_participant: int
+    award_places: int
+    status: EventStatus
+    checkpoint_count: int
+    participant_count: int
+    created_at: datetime
+
+
+class EventRead(EventPublic):
+    """The organiser's view: also the shuffle seed (the seed reveals the whole deal)."""
+
+    deck_seed: int | None
+
+
+class EventStatusChange(BaseModel):
+    """Move the event forward: draft → course_open → course_closed → ceremony → finished."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: EventStatus
+
+
+class CheckpointIn(BaseModel):
+    """One CP of an explicit deck. `card` in any spelling of API.md; codes optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int = Field(ge=1, le=9999)
+    card: str = Field(min_length=1, max_length=16)
+    lat: float | None = Field(default=None, ge=-90, le=90)
+    lon: float | None = Field(default=None, ge=-180, le=180)
+    hint: str = Field(default="", max_length=2000)
+    code: str | None = Field(default=None, max_length=200)
+    discard_code: str | None = Field(default=None, max_length=64)
+
+
+class DeckPut(BaseModel):
+    """The whole deck: distinct cards of the 54, distinct CP numbers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    checkpoints: list[CheckpointIn] = Field(min_length=1, max_length=54)
+
+
+class ShuffleRequest(BaseModel):
+    """Deal a shuffled deck; `seed` null draws a random seed (recorded on the event)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+class CheckpointUpdate(BaseModel):
+    """Edit a CP's public description; omitted fields stay."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lat: float | None = Field(default=None, ge=-90, le=90)
+    lon: float | None = Field(default=None, ge=-180, le=180)
+    hint: str | None = Field(default=None, max_length=2000)
+
+
+class CheckpointPublic(BaseModel):
+    """What everyone may see of a CP before the start (RULES.md §1.1)."""
+
+    number: int
+    lat: float | None
+    lon: float | None
+    hint: str
+
+
+class CheckpointRead(CheckpointPublic):
+    """The organiser's view of a CP, secrets included."""
+
+    card: str
+    card_display: str
+    code: str
+    discard_code: str
+    take_url: str
+
+
+class DeckRead(BaseModel):
+    """The organiser's view of the deck; `deck_seed` is null for an explicit deck."""
+
+    deck_seed: int | None
+    checkpoints: list[CheckpointRead]
+
+
+class PublicCheckpoints(BaseModel):
+    """The public CP list: no card, CP code or discard code (RULES.md §1.1)."""
+
+    checkpoints: list[CheckpointPublic]
+
+
+class ParticipantCreate(BaseModel):
+    """A new participant (individual or team)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    external_id: str | None = Field(default=None, min_length=1, max_length=64)
+    category: str | None = Field(default=None, max_length=64)
+
+    @field_validator("name", "external_id", "category")
+    @classmethod
+    def _strip(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not value:
+            raise ValueError("name must not be blank")
+        return value
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str | None) -> str | None:
+        if value is not None and (not value or "/" in value):
+            raise ValueError("external_id must not be blank or contain '/'")
+        return value
+
+
+class ParticipantUpdate(BaseModel):
+    """Changes to a participant; omitted fields stay. `category` null clears it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    external_id: str | None = Field(default=None, min_length=1, max_length=64)
+    category: str | None = Field(default=None, max_length=64)
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or "/" in value):
+            raise ValueError("external_id must not be blank or contain '/'")
+        return None if value is None else value.strip()
+
+
+class ParticipantRead(BaseModel):
+    """The organiser's view of a participant: save codes (for printing), never the token."""
+
+    id: int
+    external_id: str
+    name: str
+    category: str | None
+    save_codes: list[str]
+    created_at: datetime
+
+
+class ParticipantCreated(ParticipantRead):
+    """A participant with its access token: shown once, at creation or re-issue."""
+
+    access_token: str
+    personal_url: str
+
+
+class ParticipantList(BaseModel):
+    participants: list[ParticipantRead]
+
+
+class ParticipantsCreated(BaseModel):
+    participants: list[ParticipantCreated]
+
+
+class AccessTokenIssued(BaseModel):
+    """A newly issued access token; the previous one stops working."""
+
+    external_id: str
+    access_token: str
+    personal_url: str
