@@ -1,7 +1,7 @@
 """event deck seed bigint: a 63-bit random seed cannot be brute-forced from a few cards
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-30 09:06:40.786128
 """
 from collections.abc import Sequence
@@ -10,8 +10,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = '0003'
-down_revision: str | None = '0002'
+revision: str = '0004'
+down_revision: str | None = '0003'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
