@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -71,6 +72,29 @@ def live_bids(session: Session, round_id: int) -> list[Bid]:
     return list(session.scalars(_live().where(Bid.round_id == round_id).order_by(Bid.id)))
 
 
+def live_bid_rows(session: Session, round_id: int) -> list[Any]:
+    """The live bids of a round as light rows (id, participant_id, combination_id, cards,
+    receipt, nonce), for the close of a large auction."""
+    query = (
+        select(Bid.id, Bid.participant_id, Bid.combination_id, Bid.cards, Bid.receipt, Bid.nonce)
+        .outerjoin(BidWithdrawal, BidWithdrawal.bid_id == Bid.id)
+        .where(BidWithdrawal.id.is_(None), Bid.round_id == round_id)
+        .order_by(Bid.id)
+    )
+    return list(session.execute(query))
+
+
+def combination_cards(session: Session, ids: Iterable[int]) -> dict[int, list[str]]:
+    """combination id -> its current cards, for the combinations that exist."""
+    ids = list(set(ids))
+    found: dict[int, list[str]] = {}
+    for start in range(0, len(ids), 1000):
+        chunk = ids[start : start + 1000]
+        query = select(Combination.id, Combination.cards).where(Combination.id.in_(chunk))
+        found.update({row[0]: row[1] for row in session.execute(query)})
+    return found
+
+
 def live_bid_of(session: Session, round_id: int, participant_id: int) -> Bid | None:
     """The participant's live bid in a round, or None."""
     return session.scalar(
@@ -125,6 +149,17 @@ def external_ids(session: Session, event_id: int) -> dict[int, str]:
     """participant id -> external id, for every participant of the event."""
     rows = session.execute(
         select(Participant.id, Participant.external_id).where(Participant.event_id == event_id)
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def external_ids_of(session: Session, participant_ids: Iterable[int]) -> dict[int, str]:
+    """participant id -> external id, for the given participants only."""
+    ids = list(set(participant_ids))
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Participant.id, Participant.external_id).where(Participant.id.in_(ids))
     )
     return {row[0]: row[1] for row in rows}
 

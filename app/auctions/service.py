@@ -176,13 +176,20 @@ def place_bid(
     auction = repo.get_auction(session, event.id, place, lock=True)
     current = _open_round(session, auction, round_number)
     assert auction is not None
-    ext = repo.external_ids(session, event.id)
     combination = repo.combination_in_event(session, event.id, combination_id)
     facts = None
     if combination is not None:
-        facts = rules.CombinationFacts(
-            combination.id, ext.get(combination.participant_id, ""), combination.saved_at
+        # only "whose is it" matters: the bidder's own, or somebody else's
+        owner = (
+            bidder.external_id
+            if combination.participant_id == bidder.id
+            else f"participant #{combination.participant_id}"
         )
+        facts = rules.CombinationFacts(combination.id, owner, combination.saved_at)
+    winners = repo.external_ids_of(session, repo.winner_ids(session, event.id))
+    eligible = None
+    if current.eligible is not None:
+        eligible = set(repo.external_ids_of(session, current.eligible).values())
     rules.check_bid(
         auction_status=auction.status,
         bidder=bidder.external_id,
@@ -190,8 +197,8 @@ def place_bid(
         opens_at=event.opens_at,
         closes_at=event.closes_at,
         used_combinations=repo.used_combination_ids(session, event.id),
-        winners={ext[p] for p in repo.winner_ids(session, event.id) if p in ext},
-        round_eligible=None if current.eligible is None else {ext[p] for p in current.eligible},
+        winners=set(winners.values()),
+        round_eligible=eligible,
     )
     assert combination is not None
     previous = repo.live_bid_of(session, current.id, bidder.id)
@@ -276,7 +283,7 @@ def withdraw_bid(
         raise rules.BidRefused("That bid was already replaced or withdrawn.", code="bid_not_live")
     session.add(BidWithdrawal(bid_id=bid.id, reason="withdrawn", withdrawn_by=caller.actor))
     session.flush()
-    ext = repo.external_ids(session, event.id)
+    ext = repo.external_ids_of(session, [bid.participant_id])
     record(
         session,
         event_id=event.id,
@@ -325,13 +332,14 @@ def close_auction(
     current = _open_round(session, auction, None)
     assert auction is not None
     ext = repo.external_ids(session, event.id)
-    bids = repo.live_bids(session, current.id)
-    stored = repo.combinations_by_id(session, (b.combination_id for b in bids))
+    bids = repo.live_bid_rows(session, current.id)
+    # the combination as it stands now (the feed may have replayed); the bid's snapshot
+    # if the projection no longer has it
+    stored = repo.combination_cards(session, (b.combination_id for b in bids))
     sealed: list[rules.SealedBid] = []
     revealed: dict[int, dict[str, Any]] = {}
     for bid in bids:
-        combination = stored.get(bid.combination_id)
-        cards = list(combination.cards) if combination is not None else list(bid.cards)
+        cards = list(stored.get(bid.combination_id) or bid.cards)
         value = evaluate(cards, event.hand_ranking)
         sealed.append(
             rules.SealedBid(
@@ -359,12 +367,8 @@ def close_auction(
         mine = repo.combinations_of(session, by_external[bidder])
         return bool(_usable_combination_ids(event, mine, used))
 
-    drawn_seed: list[int] = []
-
     def seed() -> int:
-        value = lots_seed if lots_seed is not None else secrets.randbits(63)
-        drawn_seed.append(value)
-        return value
+        return lots_seed if lots_seed is not None else secrets.randbits(63)
 
     outcome = rules.decide_round(
         sealed,
@@ -427,6 +431,19 @@ def close_auction(
             "round": current.number,
             "auction_status": auction.status,
             **result,
+            # the full reveal is in the round's result; here what proves it: who bid
+            # which combination (cards), its rank, and the nonce of the receipt
+            "bids": [
+                {
+                    "bid_id": b["bid_id"],
+                    "participant": b["participant"],
+                    "combination_id": b["combination"]["id"],
+                    "cards": b["combination"]["cards"],
+                    "rank": b["rank"],
+                    "nonce": b["nonce"],
+                }
+                for b in ranked_bids
+            ],
         },
     )
     if lots is not None:
