@@ -20,6 +20,7 @@ from app.poker import endpoints as poker
 from app.web import admin as admin_pages
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
+from app.web import liars_table as liars_table_pages
 from app.web import participant as participant_pages
 from app.web.sessions import has_organiser_session
 from app.web.templating import STATIC_DIR
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(extra_games_pages.router)
     app.include_router(feed_endpoints.router)
     app.include_router(games_endpoints.router)
+    app.include_router(liars_table_pages.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session

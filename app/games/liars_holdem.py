@@ -82,17 +82,22 @@ def check_serial(serial: Any) -> str:
     return serial
 
 
-def base_number(serial: str, position: int) -> int:
-    """The base number of a banknote at declared `position` (1..7).
+def base_index(serial: str, position: int) -> int:
+    """The 0-based index of the digit that gives the base number at `position` (1..7).
 
     RULES.md §2.2, I-12: the digit at the position; a 0 moves right to the first
     digit 1–9, continuing from position 1 when none is to the right.
     """
     for offset in range(SERIAL_LENGTH):
-        digit = int(serial[(position - 1 + offset) % SERIAL_LENGTH])
-        if digit:
-            return digit
+        index = (position - 1 + offset) % SERIAL_LENGTH
+        if serial[index] != "0":
+            return index
     raise ValueError("a serial of seven zeros has no base number")
+
+
+def base_number(serial: str, position: int) -> int:
+    """The base number of a banknote at declared `position` (1..7) (RULES.md I-12)."""
+    return int(serial[base_index(serial, position)])
 
 
 def ring(value: int) -> int:
@@ -214,10 +219,12 @@ def compute_pots(contributed: Sequence[int], live: Sequence[bool]) -> list[dict[
 
 
 def banknote(serial: str, position: int | None) -> dict[str, Any]:
-    """A banknote as shown: serial, base number (once the position is declared), zeros."""
+    """A banknote as shown: serial, base number and the index of its digit (once the
+    position is declared), and its number of zeros (zero-jokers)."""
     return {
         "serial": serial,
         "base": base_number(serial, position) if position else None,
+        "base_index": base_index(serial, position) if position else None,
         "zeros": serial.count("0"),
     }
 

@@ -190,6 +190,8 @@ def act(
         acting = seat
     else:
         current = state.current_players()
+        if not current:
+            raise IllegalAction("No seat may act now.", [])
         if len(current) != 1:
             raise AppError(
                 "Several seats may act now: say which one with `seat`.",
