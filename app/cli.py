@@ -110,6 +110,44 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    """Replay participants' state from the take log (RULES.md I-4), one event or all.
+
+    Each event is rebuilt in its own transaction on DATABASE_URL; prints one line
+    per event. Exit status 1 when `--event` does not exist.
+    """
+    from sqlalchemy import select
+
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events.models import Event
+    from app.feed import service as feed_service
+
+    engine = make_engine(get_settings())
+    factory = make_sessionmaker(engine)
+    try:
+        with transaction(factory) as session:
+            ids = list(session.scalars(select(Event.id).order_by(Event.id)))
+        if args.event is not None:
+            if args.event not in ids:
+                print(f"event {args.event} does not exist", file=sys.stderr)
+                return 1
+            ids = [args.event]
+        for event_id in ids:
+            with transaction(factory) as session:
+                event = session.get(Event, event_id)
+                assert event is not None
+                participants, takes, changed = feed_service.rebuild_event(
+                    session, event, actor="cli"
+                )
+            print(
+                f"event {event_id}: {participants} participants, {takes} takes replayed, "
+                f"{changed} outcomes changed"
+            )
+    finally:
+        engine.dispose()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rogaine-poker", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -128,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--date", default="2026-06-13", help="local date the course opens")
     simulate.add_argument("--verbose", action="store_true", help="progress on stderr")
     simulate.set_defaults(func=cmd_simulate)
+    rebuild = commands.add_parser(
+        "rebuild", help="replay participants' state from the take log (RULES.md I-4)"
+    )
+    rebuild.add_argument("--event", type=int, help="only this event (default: every event)")
+    rebuild.set_defaults(func=cmd_rebuild)
     return parser
 
 
