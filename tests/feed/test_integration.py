@@ -89,16 +89,22 @@ def test_signed_requests(client, admin, world):
     unsigned = post(client, world, body, {"X-Integration-Key": key})
     assert unsigned.json()["code"] == "signature_required"
 
-    good = {"X-Integration-Key": key, "X-Signature-Timestamp": now,
-            "X-Signature": "sha256=" + sign(key, now, body)}  # fmt: skip
+    good = {
+        "X-Integration-Key": key,
+        "X-Signature-Timestamp": now,
+        "X-Signature": "sha256=" + sign(key, now, body),
+    }
     assert post(client, world, body, good).status_code == 200
 
     tampered = post(client, world, batch(world, ("4S", 1)), good)
     assert (tampered.status_code, tampered.json()["code"]) == (401, "bad_signature")
 
     old = str(int(time.time()) - 301)  # more than 5 minutes ago
-    stale = {"X-Integration-Key": key, "X-Signature-Timestamp": old,
-             "X-Signature": sign(key, old, body)}  # fmt: skip
+    stale = {
+        "X-Integration-Key": key,
+        "X-Signature-Timestamp": old,
+        "X-Signature": sign(key, old, body),
+    }
     response = post(client, world, body, stale)
     assert (response.status_code, response.json()["code"]) == (401, "stale_signature")
 
@@ -122,8 +128,12 @@ def test_csv_import_with_row_errors_and_idempotency(client, admin, world):
     assert (body["stored"], body["duplicates"], body["errors"]) == (3, 0, 2)
     assert [r["row"] for r in body["results"]] == [2, 3, 4, 5, 6]
     assert [r["status"] for r in body["results"]] == [
-        "accepted", "accepted", "error", "error", "accepted",
-    ]  # fmt: skip
+        "accepted",
+        "accepted",
+        "error",
+        "error",
+        "accepted",
+    ]
     assert body["results"][2]["error"]["fields"][0]["loc"] == ["taken_at"]  # naive time
     assert body["results"][3]["error"]["code"] == "participant_not_found"
     assert body["results"][4]["reason"] == "unknown_code"

@@ -38,8 +38,12 @@ def play(client, admin, w) -> None:
     deliver(client, admin, w, [take(w, a, a.save_codes[0], 20), take(w, a, w.cp("AS"), 21)])
     deliver(client, admin, w, [take(w, a, w.discard("2S"), 5.5)])  # late: changes minute 6
     deliver(client, admin, w, [take(w, b, w.cp(c), 30 + i) for i, c in enumerate(cards[3:])])
-    deliver(client, admin, w, [take(w, b, w.discard("5S"), 40), take(w, b, "what", 41),
-                               take(w, b, b.save_codes[0], 35)])  # fmt: skip
+    deliver(
+        client,
+        admin,
+        w,
+        [take(w, b, w.discard("5S"), 40), take(w, b, "what", 41), take(w, b, b.save_codes[0], 35)],
+    )
 
 
 def test_rebuild_gives_the_identical_state(client, admin, world, session):
@@ -79,8 +83,8 @@ def test_rebuild_command(client, admin, world, session, database_url, monkeypatc
 
 def test_void_and_add_are_corrections_with_an_audit_trail(client, admin, world):
     a, w = world.alice, world
-    results = deliver(client, admin, w, [take(w, a, w.cp(c), i) for i, c in
-                                         enumerate(["2H", "3H", "4H", "5H", "6H", "7H"], 1)])  # fmt: skip
+    cards = ["2H", "3H", "4H", "5H", "6H", "7H"]
+    results = deliver(client, admin, w, [take(w, a, w.cp(c), i) for i, c in enumerate(cards, 1)])
     assert results[5]["reason"] == "hand_full"
     # The organiser voids the 3rd take (a mis-scan): 7H now counts (I-4 replay).
     url = f"/api/v1/events/{w.id}/takes/{results[2]['take_id']}/void"
@@ -96,8 +100,12 @@ def test_void_and_add_are_corrections_with_an_audit_trail(client, admin, world):
     # A missing take from the paper backup, taken before the 7H: now 7H is hand_full again.
     added = client.post(
         f"/api/v1/events/{w.id}/takes/manual",
-        json={"participant": a.external_id, "code": w.cp("8H"), "taken_at": at(5.5).isoformat(),
-              "note": "paper card, control 8H"},  # fmt: skip
+        json={
+            "participant": a.external_id,
+            "code": w.cp("8H"),
+            "taken_at": at(5.5).isoformat(),
+            "note": "paper card, control 8H",
+        },
         headers=admin,
     )
     assert added.status_code == 200, added.text
@@ -123,8 +131,15 @@ def test_void_and_add_are_corrections_with_an_audit_trail(client, admin, world):
 
 def test_log_filters_and_warnings(client, admin, world):
     a, b, w = world.alice, world.bob, world
-    deliver(client, admin, w, [take(w, a, w.cp(c), i) for i, c in
-                               enumerate(["2C", "3C", "4C", "5C", "6C", "7C", "BAD1"], 1)])  # fmt: skip
+    deliver(
+        client,
+        admin,
+        w,
+        [
+            take(w, a, w.cp(c), i)
+            for i, c in enumerate(["2C", "3C", "4C", "5C", "6C", "7C", "BAD1"], 1)
+        ],
+    )
     deliver(client, admin, w, [take(w, b, w.cp("2C"), 10), take(w, b, w.discard("2C"), 11)])
     log_url = f"/api/v1/events/{w.id}/takes"
 
@@ -141,14 +156,17 @@ def test_log_filters_and_warnings(client, admin, world):
     assert total(reason="hand_not_full") == 1
     assert total(kind="unknown") == 1
     assert total(taken_from=at(2).isoformat(), taken_to=at(4).isoformat()) == 2
-    assert client.get(log_url, params={"taken_from": "2026-06-12T10:00:00"},
-                      headers=admin).status_code == 422  # fmt: skip
+    assert (
+        client.get(log_url, params={"taken_from": "2026-06-12T10:00:00"}, headers=admin).status_code
+        == 422
+    )
     assert client.get(log_url).status_code == 401
 
     warnings = client.get(f"/api/v1/events/{w.id}/warnings", headers=admin).json()
     assert warnings["course_closed"] is True  # the test course closed in June 2026
     assert [(h["participant"], len(h["hand"])) for h in warnings["unsaved_hands"]] == [
-        (a.external_id, 5), (b.external_id, 1),
-    ]  # fmt: skip
+        (a.external_id, 5),
+        (b.external_id, 1),
+    ]
     assert warnings["hand_full"] == [{"participant": a.external_id, "name": "Alice", "count": 1}]
     assert [u["code"] for u in warnings["unknown_codes"]] == [w.cp("BAD1")]  # no such card
