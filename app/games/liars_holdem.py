@@ -58,7 +58,7 @@ import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from app.games.base import Action, Game, GameState, IllegalAction, InvalidOptions, register
@@ -166,28 +166,50 @@ def _ordered(values: Sequence[int], serials: Sequence[str]) -> tuple[list[int], 
     return [values[i] for i in order], [serials[i] for i in order]
 
 
+@lru_cache(maxsize=1 << 16)
+def _best_trio(kinds: tuple[tuple[int, int], ...]) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+    """Best (strength, values, natural) of three banknotes given as (base, zeros).
+
+    The result depends only on each banknote's base and zeros (4 or more zeros reach
+    every value), so it is cached across hands.
+    """
+    best: tuple[list[int], list[int], bool] | None = None
+    choices = []
+    for base, zeros in kinds:
+        values = {ring(base + k): False for k in range(-zeros, zeros + 1)}
+        values[base] = True
+        choices.append(values.items())
+    for picked in itertools.product(*choices):
+        values = [value for value, _ in picked]
+        natural = all(is_natural for _, is_natural in picked)
+        strength = strength_of(values, natural)
+        if best is None or strength > best[0]:
+            best = (strength, values, natural)
+    assert best is not None
+    return tuple(best[0]), tuple(best[1]), best[2]
+
+
 def best_hand(serials: Sequence[str], position: int) -> Hand:
     """The best combination of any 3 of 3–5 banknotes at `position` (RULES.md §2.3).
 
-    Tries every choice of three banknotes and every spending of their zero-jokers.
-    Own banknotes are optional (board-only hands count). Ties between equally strong
-    choices keep the first found (banknotes in the order given).
+    Tries every choice of three banknotes and every spending of their zero-jokers
+    (see `reachable`). Own banknotes are optional (board-only hands count). Ties
+    between equally strong choices keep the first found (banknotes in the order given).
     """
-    best: tuple[list[int], list[int], list[str], bool] | None = None
-    options = [reachable(serial, position) for serial in serials]
-    for trio in itertools.combinations(range(len(serials)), 3):
-        choices = [options[i] for i in trio]
-        for picked in itertools.product(*(c.items() for c in choices)):
-            values = [value for value, _ in picked]
-            natural = all(is_natural for _, is_natural in picked)
-            strength = strength_of(values, natural)
-            if best is None or strength > best[0]:
-                best = (strength, values, [serials[i] for i in trio], natural)
-    if best is None:
+    if len(serials) < 3:
         raise ValueError("a hand needs at least 3 banknotes")
+    kinds = [(base_number(s, position), min(s.count("0"), 4)) for s in serials]
+    best: tuple[tuple[int, ...], list[int], list[str], bool] | None = None
+    for trio in itertools.combinations(range(len(serials)), 3):
+        order = sorted(trio, key=lambda i: kinds[i])
+        strength, values, natural = _best_trio(tuple(kinds[i] for i in order))
+        if best is None or strength > best[0]:
+            by_input = sorted(zip(order, values, strict=True))  # back to the order given
+            best = (strength, [v for _, v in by_input], [serials[i] for i, _ in by_input], natural)
+    assert best is not None
     strength, values, used, natural = best
     ordered_values, ordered_serials = _ordered(values, used)
-    return Hand(CATEGORIES[strength[0]], ordered_values, natural, ordered_serials, strength)
+    return Hand(CATEGORIES[strength[0]], ordered_values, natural, ordered_serials, list(strength))
 
 
 def compute_pots(contributed: Sequence[int], live: Sequence[bool]) -> list[dict[str, Any]]:
@@ -823,7 +845,13 @@ class LiarsHoldemState(GameState):
             "ante": self.settings.ante,
             "board": [banknote(s, position) for s in self.board],
             "players": seats,
-            "pots": compute_pots(self.contributed, live) if self.phase != "over" else [],
+            # The pots as collected before this betting round; `bet` shows each seat's
+            # chips in front of them in the current round.
+            "pots": compute_pots(
+                [c - b for c, b in zip(self.contributed, self.bets, strict=True)], live
+            )
+            if self.phase != "over"
+            else [],
             "current_player": current[0] if current else None,
             "current_bet": self.current_bet,
             "min_raise": self.min_raise,
