@@ -1,4 +1,4 @@
-"""Command-line entry point: `rogaine-poker serve | ...`."""
+"""Command-line entry point: `rogaine-poker serve | demo | simulate`."""
 
 from __future__ import annotations
 
@@ -35,12 +35,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     token, generated = ensure_admin_token(settings)
-    # The server process (and any worker processes) read it through Settings.
+    host, port = args.host or settings.host, args.port or settings.port
+    # The server process (and any worker processes) read these through Settings.
     os.environ["ADMIN_TOKEN"] = token
+    if "base_url" not in settings.model_fields_set:
+        os.environ["BASE_URL"] = f"http://{host}:{port}"  # QR codes and links point here
     get_settings.cache_clear()
     settings = get_settings()
 
-    host, port = args.host or settings.host, args.port or settings.port
+    demo = load_demo_if_empty(settings)
     print()
     print(f"  Rogaine Poker on http://{host}:{port}")
     print(f"  Organiser pages: http://{host}:{port}/admin")
@@ -48,6 +51,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     kept = Path(settings.data_dir) / "admin_token"
     origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
     print(f"  Organiser token: {token}  ({origin})")
+    if demo:
+        print(demo)
     print()
     sys.stdout.flush()
     uvicorn.run(
@@ -58,6 +63,45 @@ def cmd_serve(args: argparse.Namespace) -> int:
         proxy_headers=True,
         log_level=settings.log_level.lower(),
     )
+    return 0
+
+
+def load_demo_if_empty(settings: Settings) -> str | None:
+    """Load the demo event when the database has no event yet; the lines to print, or None.
+
+    Skipped (with a note) when the schema is not migrated.
+    """
+    from sqlalchemy import inspect
+
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events import demo, repository
+
+    engine = make_engine(settings)
+    try:
+        if not inspect(engine).has_table("event"):
+            return "  (no demo event: the database is not migrated; run `alembic upgrade head`)"
+        with transaction(make_sessionmaker(engine)) as session:
+            if repository.count_events(session):
+                return None
+            loaded = demo.load_demo(session, settings.base_url)
+            return demo.describe(loaded, settings.base_url)
+    finally:
+        engine.dispose()
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Load a demo event (54 CPs, course open now, four participants) and print its links."""
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events import demo
+
+    settings = get_settings()
+    engine = make_engine(settings)
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            loaded = demo.load_demo(session, settings.base_url)
+            print(demo.describe(loaded, settings.base_url))
+    finally:
+        engine.dispose()
     return 0
 
 
@@ -156,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="default: PORT, else 8000")
     serve.add_argument("--workers", type=int, default=1)
     serve.set_defaults(func=cmd_serve)
+    demo = commands.add_parser(
+        "demo", help="load a demo event (54 CPs, course open now) and print the personal links"
+    )
+    demo.set_defaults(func=cmd_demo)
     simulate = commands.add_parser(
         "simulate", help="play a whole simulated event through the HTTP API, print the podium"
     )

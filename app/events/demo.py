@@ -1,0 +1,158 @@
+"""A demo event to try the service: 54 CPs in a forest, the course open now, a few runners.
+
+Loaded by `rogaine-poker serve` (`make run`) when the database has no event, and by
+`rogaine-poker demo`. The deal is a random shuffle (its seed recorded as usual); the
+CP positions, place descriptions and participants are fixed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from app.core.db import utcnow
+from app.events import service
+from app.events.formats import ParticipantRow
+from app.events.models import Event
+from app.events.qr import personal_url
+from app.events.schemas import EventCreate
+
+DEMO_ACTOR = "demo"
+DEMO_NAME = "Demo rogaine: Losiny Ostrov"
+DEMO_TIMEZONE = "Europe/Moscow"
+# Losiny Ostrov national park, north-east Moscow: a forest of about 7 × 4 km.
+AREA_LAT = (55.845, 55.885)
+AREA_LON = (37.730, 37.830)
+LAYOUT_SEED = 2026  # positions and place descriptions (public anyway)
+
+PLACES = (
+    "Big spruce",
+    "Stream bend",
+    "Clearing, north edge",
+    "Boulder",
+    "Ditch end",
+    "Knoll top",
+    "Fence corner",
+    "Path junction",
+    "Pit",
+    "Thicket, south edge",
+    "Marsh edge",
+    "Ruined hut",
+    "Birch grove",
+    "Footbridge",
+    "Rootstock",
+    "Anthill",
+)
+
+# What a hint may reveal about a card, as a predicate on the canonical code.
+_PICTURES = "JQK"
+
+
+def _is_joker(card: str) -> bool:
+    return card.startswith("JK")
+
+
+CARD_HINTS: dict[str, Callable[[str], bool]] = {
+    "red suit": lambda c: not _is_joker(c) and c[1] in "HD",
+    "black suit": lambda c: not _is_joker(c) and c[1] in "SC",
+    "a picture card": lambda c: not _is_joker(c) and c[0] in _PICTURES,
+    "not a picture card": lambda c: _is_joker(c) or c[0] not in _PICTURES,
+    "not a joker": lambda c: not _is_joker(c),
+    "an ace": lambda c: c[0] == "A" and not _is_joker(c),
+    "a number card, 2 to 10": lambda c: not _is_joker(c) and c[0] in "23456789T",
+    "higher than 8": lambda c: not _is_joker(c) and c[0] in "TJQKA",
+    "no suit at all": _is_joker,
+    "wild": _is_joker,
+}
+
+
+def card_hint(card: str, rng: random.Random) -> str:
+    """A true statement about `card`, chosen by `rng` among those of `CARD_HINTS`."""
+    true = [hint for hint, holds in CARD_HINTS.items() if holds(card)]
+    return rng.choice(true)
+
+
+@dataclass
+class DemoParticipant:
+    name: str
+    external_id: str
+    access_token: str
+    personal_url: str
+    save_codes: list[str]
+
+
+@dataclass
+class DemoEvent:
+    event: Event
+    participants: list[DemoParticipant]
+
+
+DEMO_PARTICIPANTS = (
+    ("Anna Petrova", "101", "W"),
+    ("Boris Ivanov", "102", "M"),
+    ("Team Elk", "103", "MW"),
+    ("Team Fox", "104", "MW"),
+)
+
+
+def load_demo(session: Session, base_url: str, now: datetime | None = None) -> DemoEvent:
+    """Create the demo event (course open from 1 h before `now` to 23 h after), its deck
+    of 54 CPs with coordinates and hints, and the demo participants. Flushes only."""
+    now = now or utcnow()
+    event = service.create_event(
+        session,
+        EventCreate(
+            name=DEMO_NAME,
+            opens_at=now - timedelta(hours=1),
+            closes_at=now + timedelta(hours=23),
+            timezone=DEMO_TIMEZONE,
+        ),
+        actor=DEMO_ACTOR,
+    )
+    checkpoints = service.shuffle_deck(session, event, None, actor=DEMO_ACTOR)
+    layout = random.Random(LAYOUT_SEED)
+    for checkpoint in checkpoints:
+        checkpoint.lat = round(layout.uniform(*AREA_LAT), 6)
+        checkpoint.lon = round(layout.uniform(*AREA_LON), 6)
+        place = layout.choice(PLACES)
+        checkpoint.hint = f"{place}; {card_hint(checkpoint.card, layout)}"
+    session.flush()
+    service.change_status(session, event, "course_open", actor=DEMO_ACTOR)
+    created = service.create_participants(
+        session,
+        event,
+        [
+            ParticipantRow(name, external_id, category)
+            for name, external_id, category in DEMO_PARTICIPANTS
+        ],
+        service.json_locator("participants"),
+        actor=DEMO_ACTOR,
+    )
+    return DemoEvent(
+        event=event,
+        participants=[
+            DemoParticipant(
+                name=new.participant.name,
+                external_id=new.participant.external_id,
+                access_token=new.access_token,
+                personal_url=personal_url(base_url, new.access_token),
+                save_codes=new.save_codes,
+            )
+            for new in created
+        ],
+    )
+
+
+def describe(demo: DemoEvent, base_url: str) -> str:
+    """Lines to print after loading the demo: the event and the personal links."""
+    lines = [
+        f"  Demo event {demo.event.id}: {demo.event.name} (course open now, 54 CPs)",
+        f"  Printable CP QR codes: {base_url}/api/v1/events/{demo.event.id}/print/checkpoints",
+        "  Personal links of the demo participants:",
+    ]
+    lines += [f"    {p.name:<14} #{p.external_id}  {p.personal_url}" for p in demo.participants]
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""The demo event loaded by `make run` on an empty database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.cli import build_parser, load_demo_if_empty
+from app.core.security import hash_token
+from app.events.demo import AREA_LAT, AREA_LON, load_demo
+from app.events.models import Checkpoint, Participant
+from tests.factories import DECK
+
+# Independent statement of each hint's meaning, by card code (rank char, suit char).
+HINT_HOLDS = {
+    "red suit": lambda c: c[1:] in ("H", "D"),
+    "black suit": lambda c: c[1:] in ("S", "C"),
+    "a picture card": lambda c: c[0] in "JQK" and c not in ("JK1", "JK2"),
+    "not a picture card": lambda c: c in ("JK1", "JK2") or c[0] not in "JQK",
+    "not a joker": lambda c: c not in ("JK1", "JK2"),
+    "an ace": lambda c: c[0] == "A",
+    "a number card, 2 to 10": lambda c: c[0] in "23456789T" and len(c) == 2,
+    "higher than 8": lambda c: c[0] in "TJQKA" and len(c) == 2,
+    "no suit at all": lambda c: c in ("JK1", "JK2"),
+    "wild": lambda c: c in ("JK1", "JK2"),
+}
+
+
+def test_demo_event(session, client: TestClient, admin: dict[str, str]) -> None:
+    now = datetime.now(UTC)
+    demo = load_demo(session, "http://demo.test", now=now)
+    session.commit()
+    event = demo.event
+    assert event.status == "course_open"
+    assert event.opens_at < now < event.closes_at
+    assert event.deck_seed is not None
+    checkpoints = session.scalars(
+        select(Checkpoint).where(Checkpoint.event_id == event.id).order_by(Checkpoint.number)
+    ).all()
+    assert [cp.number for cp in checkpoints] == list(range(1, 55))
+    assert sorted(cp.card for cp in checkpoints) == sorted(DECK)
+    for cp in checkpoints:
+        assert AREA_LAT[0] <= cp.lat <= AREA_LAT[1]
+        assert AREA_LON[0] <= cp.lon <= AREA_LON[1]
+        place, card_hint = cp.hint.split("; ")
+        assert place
+        assert HINT_HOLDS[card_hint](cp.card), (cp.card, cp.hint)
+    assert len(demo.participants) == 4
+    for runner in demo.participants:
+        stored = session.scalar(
+            select(Participant).where(
+                Participant.event_id == event.id, Participant.external_id == runner.external_id
+            )
+        )
+        assert stored.access_token_hash == hash_token(runner.access_token)
+        assert runner.personal_url == f"http://demo.test/p/{runner.access_token}"
+        assert len(runner.save_codes) == 10
+    event_id = event.id
+    session.rollback()  # end the read transaction (SQLite: it holds the write lock)
+    # The demo is an ordinary event for the API.
+    listed = client.get(f"/api/v1/events/{event_id}/participants", headers=admin).json()
+    assert len(listed["participants"]) == 4
+    assert len(client.get(f"/api/v1/events/{event_id}/checkpoints").json()["checkpoints"]) == 54
+
+
+def test_serve_loads_the_demo_only_into_an_empty_database(settings) -> None:
+    text = load_demo_if_empty(settings)
+    assert text is not None
+    assert text.count("http://testserver/p/") == 4
+    assert load_demo_if_empty(settings) is None
+
+
+def test_cli_has_a_demo_command() -> None:
+    args = build_parser().parse_args(["demo"])
+    assert args.func.__name__ == "cmd_demo"
