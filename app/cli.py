@@ -1,4 +1,4 @@
-"""Command-line entry point: `rogaine-poker serve | demo | simulate`."""
+"""Command-line entry point: `rogaine-poker serve | demo | simulate | rebuild`."""
 
 from __future__ import annotations
 
