@@ -106,7 +106,17 @@
 
     // roll-off
     var rollOff = document.getElementById("roll-off");
-    rollOff.hidden = state.phase !== "roll_off" && state.roll_off.rounds.length === 0;
+    var written = state.sheets.some(function (sheet) {
+      return Object.keys(sheet.cells).some(function (c) { return sheet.cells[c] !== null; });
+    });
+    rollOff.hidden = state.phase !== "roll_off" && (written || state.roll_off.rounds.length === 0);
+    var last = state.history.filter(function (e) { return e.type === "score"; }).pop();
+    var lastBox = document.getElementById("last-move");
+    lastBox.hidden = !last;
+    if (last) {
+      lastBox.textContent = name(state, last.player) + ": " + last.dice.map(function (d) { return FACES[d]; }).join(" ") +
+        " → " + t("dice.col." + last.cell) + " " + cellText(last.cell, last.score);
+    }
     var list = document.getElementById("roll-off-list");
     list.textContent = "";
     state.roll_off.rounds.concat([state.roll_off.rolls]).forEach(function (round, r) {

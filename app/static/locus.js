@@ -43,7 +43,6 @@
     var state = game.state;
     var mine = page.canAct();
     var current = state.current_player;
-    var computer = state.options.opponent === "greedy";
 
     var scores = document.getElementById("scores");
     scores.textContent = "";
@@ -90,7 +89,7 @@
     var turns = document.getElementById("turns");
     turns.textContent = "";
     state.turns.slice().reverse().forEach(function (turn) {
-      var who = state.players[turn.player] + (turn.auto && computer ? " 🤖" : "");
+      var who = state.players[turn.player];
       turns.appendChild(el("li", { class: "p" + turn.player, text: who + ": " + state.grid[turn.row][turn.col].display +
         (turn.face_down ? " ▼" : "") + " — " + t("locus.cat." + turn.category) + " " + turn.hand_score + " + " +
         t("locus.bonus") + " " + turn.bonus_score + " = " + turn.score }));
