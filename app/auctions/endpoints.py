@@ -15,6 +15,7 @@ from app.auctions.schemas import (
     AuctionRead,
     BidCreate,
     BidRead,
+    CeremonyRead,
     CloseRead,
     CloseRequest,
     ResultsRead,
@@ -44,6 +45,12 @@ CallerDep = Annotated[service.Caller, Depends(get_caller)]
 def _require_bidder(caller: service.Caller) -> None:
     if not caller.organiser and caller.participant is None:
         raise Unauthorized("The organiser token or the participant's own access token is needed.")
+
+
+@router.get("", response_model=CeremonyRead)
+def get_ceremony(event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
+    """Every auction in ceremony order as the caller may see it (sealed rules as for one)."""
+    return service.ceremony_view(session, event, caller)
 
 
 @router.get("/results", response_model=ResultsRead)

@@ -127,6 +127,15 @@ class AuctionRead(BaseModel):
     rounds: list[RoundRead] = []
 
 
+class CeremonyRead(BaseModel):
+    """All auctions of the event, lowest place first; `open` is the place open now,
+    `next` the place the organiser may open next (None during an auction or at the end)."""
+
+    open: int | None
+    next: int | None
+    auctions: list[AuctionRead]
+
+
 class VerifyRead(BaseModel):
     """A receipt checked after the close. `valid` is True when sha256(`commitment_string`)
     equals the receipt. Replaced or withdrawn bids are not revealed (`counted` false)."""

@@ -628,6 +628,23 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     return view
 
 
+def ceremony_view(session: Session, event: Event, caller: Caller) -> dict[str, Any]:
+    """Every auction in ceremony order (lowest place first) as `caller` may see it, with
+    `open` (the place open now, or None) and `next` (the place that may open next, or None
+    when the ceremony is over or an auction is open)."""
+    statuses = _statuses(session, event.id)
+    order = rules.ceremony_order(event.award_places)
+    open_place = next((p for p in order if statuses.get(p) == "open"), None)
+    next_place = None
+    if open_place is None:
+        next_place = next((p for p in order if statuses.get(p, "pending") == "pending"), None)
+    return {
+        "open": open_place,
+        "next": next_place,
+        "auctions": [auction_view(session, event, place, caller) for place in order],
+    }
+
+
 def verify_receipt(session: Session, event: Event, place: int, receipt: str) -> dict[str, Any]:
     """Check a receipt against the revealed bid (RULES.md I-10); open to anyone.
 
