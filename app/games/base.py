@@ -16,7 +16,9 @@ so a game is stored as its action log and rebuilt by `replay`.
   `private_information()` names each seat's secrets for the shared conformance
   test (tests/games/test_conformance.py); `organiser_actions()` /
   `apply_organiser_action()` are actions of the table or organiser rather than of a
-  seat (e.g. ending the game early); in a log they are stored with player `None`.
+  seat (e.g. ending the game early); in a log they are stored with player `None`;
+  `sample_action()` turns a `legal_actions` entry into a concrete action;
+  `Game.public_options()` hides options that would reveal hidden cards.
 """
 
 from __future__ import annotations

@@ -240,3 +240,27 @@ def test_replay_of_a_stored_game_gives_the_same_state(client, session) -> None:
         client.get(f"/api/v1/games/{gid}").json()["state"]
         == client.get(f"/api/v1/games/{copy['id']}").json()["state"]
     )
+
+
+def test_a_physical_deck_is_not_shown_until_the_game_is_over(client) -> None:
+    deck = [f"{d}{d}{d}{d}{d}{d}{d}" for d in range(1, 10)] + ["1234567", "7654321"]
+    game = create(client, options={"deck": deck, "rake": 1})
+    assert game["options"] == {"rake": 1, "deck_size": 11}
+    public = client.get(f"/api/v1/games/{game['id']}").json()
+    assert "1111111" not in str(public)
+    mine = client.get(f"/api/v1/games/{game['id']}", headers=bearer(game["player_tokens"][0]))
+    assert mine.json()["options"] == {"rake": 1, "deck_size": 11}
+    ended = client.post(
+        f"/api/v1/games/{game['id']}/actions",
+        json={"action": {"type": "end"}},
+        headers=bearer(game["table_token"]),
+    )
+    assert ended.json()["options"]["deck"] == deck and ended.json()["seed"] == 7
+    # A player cannot end the game: "end" is not one of a seat's actions.
+    other = create(client)
+    refused = client.post(
+        f"/api/v1/games/{other['id']}/actions",
+        json={"action": {"type": "end"}},
+        headers=bearer(other["player_tokens"][0]),
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "illegal_action"
