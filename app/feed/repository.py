@@ -14,8 +14,17 @@ from app.events.models import Checkpoint, Participant, SaveCode
 from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
 
 
-def checkpoints_of_event(session: Session, event_id: int) -> Sequence[Checkpoint]:
-    return session.scalars(select(Checkpoint).where(Checkpoint.event_id == event_id)).all()
+def checkpoints_of_event(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(id, number, card, code, discard_code)` of the event's CPs (plain rows: fast)."""
+    return session.execute(
+        select(
+            Checkpoint.id,
+            Checkpoint.number,
+            Checkpoint.card,
+            Checkpoint.code,
+            Checkpoint.discard_code,
+        ).where(Checkpoint.event_id == event_id)
+    ).all()
 
 
 def save_codes_of(session: Session, participant_id: int) -> list[str]:
@@ -37,6 +46,60 @@ def participants_by_external_id(
             )
         )
         found.update({p.external_id: p for p in rows})
+    return found
+
+
+def lock_participants_by_external_id(
+    session: Session, event_id: int, external_ids: Iterable[str]
+) -> dict[str, Participant]:
+    """The event's participants with these external ids, row-locked in id order.
+
+    One query for up to 500 participants (the lock is taken in `ORDER BY id`
+    order); larger sets are looked up first and then locked by `lock_participants`.
+    """
+    ids = sorted(set(external_ids))
+    if len(ids) > 500:
+        found = participants_by_external_id(session, event_id, ids)
+        lock_participants(session, (p.id for p in found.values()))
+        return found
+    if not ids:
+        return {}
+    rows = session.scalars(
+        select(Participant)
+        .where(Participant.event_id == event_id, Participant.external_id.in_(ids))
+        .order_by(Participant.id)
+        .with_for_update()
+    )
+    return {p.external_id: p for p in rows}
+
+
+def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, ParticipantState]:
+    """The stored states of these participants (absent: no take yet)."""
+    ids = sorted(set(participant_ids))
+    found: dict[int, ParticipantState] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.scalars(
+            select(ParticipantState).where(
+                ParticipantState.participant_id.in_(ids[start : start + 500])
+            )
+        )
+        found.update({row.participant_id: row for row in rows})
+    return found
+
+
+def save_codes_by_participant(
+    session: Session, participant_ids: Iterable[int]
+) -> dict[int, list[str]]:
+    ids = sorted(set(participant_ids))
+    found: dict[int, list[str]] = {pid: [] for pid in ids}
+    for start in range(0, len(ids), 500):
+        rows = session.execute(
+            select(SaveCode.participant_id, SaveCode.code).where(
+                SaveCode.participant_id.in_(ids[start : start + 500])
+            )
+        )
+        for participant_id, code in rows:
+            found[participant_id].append(code)
     return found
 
 

@@ -176,22 +176,29 @@ def _store_state(
 
 
 def apply_new_takes(
-    session: Session, deck: Deck, participant: Participant, new: Sequence[rules.TakeIn]
+    session: Session,
+    deck: Deck,
+    participant: Participant,
+    new: Sequence[rules.TakeIn],
+    *,
+    row: ParticipantState | None,
+    save_codes: Sequence[str],
 ) -> dict[int, rules.Outcome]:
     """Apply takes just inserted into the log for `participant` (already locked).
 
-    In field-time order after the participant's last take: applied incrementally
-    to the stored state. Otherwise (a late take): the participant is replayed
-    from the log (RULES.md I-4). Returns the outcomes of `new` by take id.
+    `row` is the participant's stored state (None before their first take) and
+    `save_codes` their save codes. In field-time order after the participant's
+    last take: applied incrementally to the stored state. Otherwise (a late
+    take): the participant is replayed from the log (RULES.md I-4). Returns the
+    outcomes of `new` by take id.
     """
-    row = session.get(ParticipantState, participant.id)
     ordered = sorted(new, key=rules.field_order)
     last_key = (row.last_taken_at, row.last_take_id) if row and row.last_taken_at else None
     if last_key is not None and rules.field_order(ordered[0]) <= last_key:
         outcomes, _ = replay_participant(session, deck, participant)
         return {take.take_id: outcomes[take.take_id] for take in ordered}
 
-    course = course_of(session, deck, participant.id)
+    course = deck.course(save_codes)
     state = rules.PlayState.from_json(row.state if row else None)
     result: dict[int, rules.Outcome] = {}
     for take in ordered:
@@ -362,7 +369,7 @@ def ingest(
                 fields=_validation_fields(exc),
             )
 
-    participants = repo.participants_by_external_id(
+    participants = repo.lock_participants_by_external_id(
         session, event.id, (item.participant for _, item in valid)
     )
     accepted: list[tuple[int, TakeCreate, Participant]] = []
@@ -377,7 +384,6 @@ def ingest(
         else:
             accepted.append((index, item, participant))
 
-    repo.lock_participants(session, (p.id for _, _, p in accepted))
     deck = load_deck(session, event)
     new: dict[int, list[rules.TakeIn]] = defaultdict(list)
     by_participant: dict[int, Participant] = {}
@@ -409,8 +415,19 @@ def ingest(
         new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
 
     outcomes: dict[int, rules.Outcome] = {}
+    states = repo.states_of(session, new)
+    save_codes = repo.save_codes_by_participant(session, new)
     for participant_id, takes in new.items():
-        outcomes.update(apply_new_takes(session, deck, by_participant[participant_id], takes))
+        outcomes.update(
+            apply_new_takes(
+                session,
+                deck,
+                by_participant[participant_id],
+                takes,
+                row=states.get(participant_id),
+                save_codes=save_codes[participant_id],
+            )
+        )
 
     originals = repo.outcomes_by_take(session, duplicates.values())
     for index, item, _ in accepted:
