@@ -8,8 +8,8 @@ For 500, 1,000 and 2,000 participants with 60 takes each (30,000 / 60,000 /
 2. the baseline: reading every take row of the event (`SELECT ... FROM take`);
 3. the rebuild: the feed's own `app.feed.service.rebuild_event` in one
    transaction, as the organiser's rebuild endpoint runs it.
-Prints time, takes per second, peak memory (the rise of the process's maximum
-resident set during the rebuild) and the ratio rebuild / baseline read; then the
+Prints time, takes per second, peak memory (the rise of the maximum resident
+set of a fresh process during the rebuild) and the ratio rebuild / baseline read; then the
 growth from 500 to 2,000 participants (linear growth: time per take constant).
 Target (issue 10): 120,000 takes under 10 s.
 
@@ -146,22 +146,22 @@ def populate(session, participants: int, seed: int = 1) -> Event:
     return event
 
 
-def child(participants: int, database_url: str) -> dict:
-    """One size in this process: setup, baseline read, rebuild. Returns the figures."""
+def child_populate(participants: int, database_url: str) -> dict:
+    """Process 1: migrate and insert the log in bulk (not measured)."""
+    engine = make_engine(Settings(_env_file=None, database_url=database_url))
+    migrate(engine)
+    with make_sessionmaker(engine)() as session:
+        event_id = populate(session, participants).id
+    engine.dispose()
+    return {"event_id": event_id}
+
+
+def child_rebuild(event_id: int, database_url: str) -> dict:
+    """Process 2 (fresh, so its peak memory is the rebuild's): rebuild, then the baseline."""
     from app.feed import service as feed_service
 
     engine = make_engine(Settings(_env_file=None, database_url=database_url))
-    migrate(engine)
     factory = make_sessionmaker(engine)
-    with factory() as session:
-        event = populate(session, participants)
-        event_id = event.id
-    with factory() as session:
-        started = time.perf_counter()
-        rows = session.execute(select(Take).where(Take.event_id == event_id)).all()
-        read_s = time.perf_counter() - started
-        count = len(rows)
-        del rows
     with factory() as session:
         event = session.get(Event, event_id)
         before = rss_kib()
@@ -170,11 +170,14 @@ def child(participants: int, database_url: str) -> dict:
         session.commit()
         rebuild_s = time.perf_counter() - started
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    with factory() as session:
+        started = time.perf_counter()
+        count = len(session.execute(select(Take).where(Take.event_id == event_id)).all())
+        read_s = time.perf_counter() - started
     with engine.connect() as connection:
         combinations = connection.execute(text("SELECT count(*) FROM combination")).scalar_one()
     engine.dispose()
     return {
-        "participants": participants,
         "takes": count,
         "rebuilt": list(result),
         "combinations": combinations,
@@ -206,14 +209,16 @@ def run_size(participants: int, backend: str, pg_url: str) -> dict:
             admin.dispose()
 
 
-def _spawn(participants: int, url: str) -> dict:
+def _child(*args: str) -> dict:
     output = subprocess.run(
-        [sys.executable, __file__, "--child", str(participants), "--url", url],
-        check=True,
-        capture_output=True,
-        text=True,
+        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
     ).stdout
     return json.loads(output.strip().splitlines()[-1])
+
+
+def _spawn(participants: int, url: str) -> dict:
+    event_id = _child("--populate", str(participants), "--url", url)["event_id"]
+    return {"participants": participants, **_child("--rebuild", str(event_id), "--url", url)}
 
 
 def main() -> int:
@@ -224,11 +229,15 @@ def main() -> int:
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--sizes", help="comma-separated participant counts")
     parser.add_argument("--pg-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--populate", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--rebuild", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(child(args.child, args.url)))
+    if args.populate:
+        print(json.dumps(child_populate(args.populate, args.url)))
+        return 0
+    if args.rebuild:
+        print(json.dumps(child_rebuild(args.rebuild, args.url)))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else None
     sizes = sizes or ([100, 200, 400] if args.quick else [500, 1000, 2000])
