@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import signal
@@ -76,6 +77,7 @@ class Server:
     def __init__(self, database_url: str, workers: int) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed in stop()
         env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -102,6 +104,8 @@ class Server:
             cwd=ROOT,
             env=env,
             start_new_session=True,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -115,6 +119,12 @@ class Server:
         self.stop()
         raise RuntimeError("uvicorn did not start")
 
+    def error_lines(self) -> int:
+        """Lines of the server log that report an error (tracebacks are not printed)."""
+        self.log.flush()
+        self.log.seek(0)
+        return sum(1 for line in self.log if " ERROR " in line)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
@@ -123,6 +133,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+        self.log.close()
 
 
 def setup_event(url: str, participants: int, seed: int) -> tuple[int, list[dict], list[str]]:
@@ -169,40 +180,88 @@ def setup_event(url: str, participants: int, seed: int) -> tuple[int, list[dict]
     return event_id, created, codes
 
 
+class Connection:
+    """A minimal HTTP/1.1 keep-alive client on asyncio streams (one per simulated device).
+
+    Far lighter than a general-purpose client, so that on a small machine most
+    of the CPU goes to the server being measured, not to the load generator.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: bytes, headers: str) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(body)}\r\n"
+            f"{headers}\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        length = 0
+        for line in lines[1:]:
+            if line.lower().startswith("content-length:"):
+                length = int(line.split(":", 1)[1])
+        return int(lines[0].split()[1]), await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
 async def load(
-    url: str,
+    port: int,
     clients: int,
     requests_per_client: int,
     make_request,
     time_limit: float,
+    interval: float = 0.0,
 ) -> dict[str, float]:
-    """`clients` coroutines, each sending its requests one after another."""
+    """`clients` devices, each sending its requests one after another.
+
+    `interval` 0: closed loop (the next request as soon as the answer arrives:
+    the capacity). `interval` > 0: each device sends one request every
+    `interval` seconds (an offered load below capacity: the latency devices see).
+    """
     latencies: list[float] = []
     errors = 0
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
-        started = time.perf_counter()
-        stop_at = started + time_limit
+    started = time.perf_counter()
+    stop_at = started + time_limit
 
-        async def device(index: int) -> None:
-            nonlocal errors
+    async def device(index: int) -> None:
+        nonlocal errors
+        connection = Connection(port)
+        if interval:
+            await asyncio.sleep(interval * index / clients)  # spread the devices out
+        try:
             for n in range(requests_per_client):
-                if time.perf_counter() > stop_at:
+                begin = time.perf_counter()
+                if begin > stop_at:
                     return
-                method, path, kwargs = make_request(index, n)
-                t0 = time.perf_counter()
+                method, path, body, headers = make_request(index, n)
                 try:
-                    response = await client.request(method, path, **kwargs)
-                    ok = response.status_code == 200
-                    if ok and method == "POST":
-                        ok = all(r.get("status") != "error" for r in response.json()["results"])
-                except httpx.HTTPError:
+                    status, payload = await asyncio.wait_for(
+                        connection.request(method, path, body, headers), 30
+                    )
+                    ok = status == 200 and b'"status":"error"' not in payload
+                except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
                     ok = False
-                latencies.append(time.perf_counter() - t0)
+                    connection.close()
+                latencies.append(time.perf_counter() - begin)
                 errors += not ok
+                if interval:
+                    await asyncio.sleep(max(0.0, interval - (time.perf_counter() - begin)))
+        finally:
+            connection.close()
 
-        await asyncio.gather(*(device(i) for i in range(clients)))
-        elapsed = time.perf_counter() - started
+    await asyncio.gather(*(device(i) for i in range(clients)))
+    elapsed = time.perf_counter() - started
     return {
         "requests": len(latencies),
         "rps": len(latencies) / elapsed,
@@ -212,12 +271,18 @@ async def load(
     }
 
 
-def feed_requests(event_id: int, participants: list[dict], codes: list[str]):
-    """Request factory: device i sends 5 card takes then a save code, over and over."""
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+def feed_requests(event_id: int, participants: list[dict], codes: list[str], offset: int = 0):
+    """Request factory: device i sends 5 card takes then a save code, over and over.
+
+    `offset` continues each device's sequence (source ids, field times, codes)
+    after an earlier measurement with the same participants.
+    """
+    headers = f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
     base = datetime.now(UTC) - timedelta(hours=1)
+    path = f"{API}/events/{event_id}/takes"
 
     def make(index: int, n: int):
+        n += offset
         participant = participants[index]
         cycle, position = divmod(n, 6)
         if position < 5:
@@ -231,17 +296,13 @@ def feed_requests(event_id: int, participants: list[dict], codes: list[str]):
             "source": f"bench-{participant['external_id']}",
             "source_id": str(n),
         }
-        return (
-            "POST",
-            f"{API}/events/{event_id}/takes",
-            {"json": {"takes": [take]}, "headers": headers},
-        )
+        return "POST", path, json.dumps({"takes": [take]}).encode(), headers
 
     return make
 
 
 def health_requests(index: int, n: int):
-    return "GET", "/healthz", {}
+    return "GET", "/healthz", b"", ""
 
 
 def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: list[dict]) -> None:
@@ -253,20 +314,18 @@ def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: li
             for clients in args.clients:
                 seed += 1
                 event_id, participants, codes = setup_event(server.url, clients, seed)
-                per_client = (
-                    args.requests // clients if args.requests else (8 if args.quick else 30)
+                per_client = max(
+                    2, (args.requests or (10 if args.quick else 40) * clients) // clients
                 )
-                per_client = max(per_client, 2)
-                base = asyncio.run(
-                    load(server.url, clients, per_client, health_requests, args.time_limit)
-                )
+                limit = args.time_limit
+                base = asyncio.run(load(server.port, clients, per_client, health_requests, limit))
                 feed = asyncio.run(
                     load(
-                        server.url,
+                        server.port,
                         clients,
                         per_client,
                         feed_requests(event_id, participants, codes),
-                        args.time_limit,
+                        limit,
                     )
                 )
                 row = {"backend": name, "workers": workers, "clients": clients}
@@ -276,12 +335,31 @@ def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: li
                 )
                 print_row(rows[-2])
                 print_row(rows[-1])
+                # The same devices, each at one take every `interval` seconds: half the capacity.
+                interval = clients / max(0.5 * feed["rps"], 0.1)
+                paced_requests = max(2, min(per_client // 2, int(limit / interval)))
+                paced = asyncio.run(
+                    load(
+                        server.port,
+                        clients,
+                        paced_requests,
+                        feed_requests(event_id, participants, codes, offset=per_client),
+                        limit,
+                        interval=interval,
+                    )
+                )
+                rows.append({**row, "endpoint": "takes@50%", **paced})
+                print_row(rows[-1])
+                if server.error_lines():
+                    print(f"  server log: {server.error_lines()} ERROR lines so far", flush=True)
         finally:
             server.stop()
 
 
 def print_row(row: dict) -> None:
-    ratio = f"{100 * row['ratio']:5.1f}%" if "ratio" in row else "  base"
+    ratio = f"{100 * row['ratio']:5.1f}% of base" if "ratio" in row else ""
+    if row["endpoint"] == "GET /healthz":
+        ratio = "baseline"
     print(
         f"{row['backend']:<10} {row['workers']:>2}w {row['clients']:>4}c  {row['endpoint']:<13}"
         f" {row['requests']:>6} req {row['rps']:>8.1f} req/s  p50 {row['p50']:>7.1f} ms"
