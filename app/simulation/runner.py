@@ -5,8 +5,9 @@ the participants, plays the night as a discrete-event simulation in field time
 (every take goes through `POST .../takes` exactly as a field app sends it, in
 the order the simulated world produces them), runs the three auctions and
 returns a `SimulationResult`. Same seed, same result: every random choice comes
-from a `random.Random` derived from `config.seed`, and the simulation supplies
-the CP codes itself so that nothing depends on the service's randomness.
+from a `random.Random` derived from `config.seed`; the codes the service draws
+(CP, discard and save codes) are only ever used as opaque strings, and a
+mistyped code is re-drawn until it matches no code of the event.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ P_THIRD_DISCARD = 0.15  # tries to discard in round 3 (no_discards_left)
 P_REUSE_SAVE = 0.03  # enters an already used save code (code_already_used)
 P_EARLY_SAVE = 0.01  # enters a save code with 4 cards (hand_not_full)
 P_SAVE_CODE_TYPO = 0.02  # a save code nobody has (unknown_code)
+ENDGAME = timedelta(minutes=60)  # this close to their finish, a full hand is saved
 
 
 @dataclass
@@ -180,10 +182,8 @@ class Simulation:
                     "lat": cp.lat,
                     "lon": cp.lon,
                     "hint": cp.hint,
-                    "code": cp.code,
-                    "discard_code": cp.discard_code,
                 }
-                for cp in course
+                for cp in course  # the service draws the secret codes
             ],
         )
         self._try_status("course_open")
@@ -403,7 +403,10 @@ class Simulation:
             self.deliveries["state_refreshes"] += 1
         if not agent.at_decision_point():
             return
-        decision = agent.decide() if agent.hand_known else agent.decide_blind()
+        if agent.hand_known and agent.finish_at - at < ENDGAME:
+            decision = Decision(save=True)  # no time left to redraw: keep what is in hand
+        else:
+            decision = agent.decide() if agent.hand_known else agent.decide_blind()
         if not decision.save and not decision.discards:
             return  # offline and unsure: carries on (a 6th take may follow)
         items: list[dict[str, Any]] = []
@@ -553,20 +556,14 @@ class Simulation:
                     )
                     used[agent.external_id].add(choice.id)
             closed = self.api.close_auction(self.event_id, place)
-            for _ in range(10):  # tie-break rounds (RULES.md I-9)
-                if closed.get("winner") is not None or not closed.get("tie"):
+            for _ in range(10):  # tie-break rounds (RULES.md I-9): the auction stays open
+                if closed.get("status") != "open":
                     break
-                tied = self._tied(closed)
-                for external_id in tied:
+                for external_id in self._tied(closed):
                     choice = tie_break_bid(self._unused(by_id[external_id], used))
                     if choice is not None:
-                        self.api.bid(
-                            self.event_id,
-                            place,
-                            external_id,
-                            choice.id,
-                            by_id[external_id].access_token,
-                        )
+                        token = by_id[external_id].access_token
+                        self.api.bid(self.event_id, place, external_id, choice.id, token)
                         used[external_id].add(choice.id)
                 closed = self.api.close_auction(self.event_id, place)
             closes.append(closed)
@@ -575,10 +572,11 @@ class Simulation:
             if winner is not None:
                 winners.add(winner)
                 row["name"] = by_id[winner].name
-                for bid in closed.get("bids", []):
-                    if bid["participant"] == winner and bid.get("rank") == 1:
-                        row["cards"] = bid["combination"]["cards"]
-                        row["category"] = bid["combination"]["category"]
+                own_bids = [b for b in closed.get("bids", []) if b["participant"] == winner]
+                if own_bids:  # the winner's bid of the deciding (last) round
+                    bid = max(own_bids, key=lambda b: b.get("round", 1))
+                    row["cards"] = bid["combination"]["cards"]
+                    row["category"] = bid["combination"]["category"]
                 if row["cards"]:
                     previous = strength(row["cards"])
             podium.append(row)
