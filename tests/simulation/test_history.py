@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
+from app.cli import load_demo_if_empty
 from app.feed.models import Take
 from app.simulation.history import simulate_history
 from tests.factories import make_event, make_participant
@@ -37,3 +38,11 @@ def test_history_plays_the_event_up_to_now(settings, session) -> None:
     ).all()
     assert {row[0] for row in by_participant} >= {p.id for p in demo}
     assert f"{len(takes)} takes by 4 participants" in line
+
+
+def test_make_run_demo_comes_with_a_history(settings, session) -> None:
+    text = load_demo_if_empty(settings)
+    assert text is not None and "Simulated history:" in text
+    stored = session.scalar(select(func.count()).select_from(Take))
+    assert stored > 0  # the demo course opened an hour ago: the log is not empty
+    assert f"Simulated history: {stored} takes by 12 participants" in text
