@@ -225,3 +225,33 @@ def test_code_spellings_are_normalised(client, admin, world):
     results = deliver(client, admin, w, [take(w, a, url_form, 1), take(w, a, dashed, 2)])
     assert [r["card"] for r in results] == ["9D", "8D"]
     assert reasons(results) == [None, None]
+
+
+def test_a_late_take_rewrites_a_saved_combination_under_the_same_id(client, admin, world):
+    # 2♠ 3♠ 4♠ 5♠ (minutes 1–4), 7♠ (6), save (7): the flush 2♠ 3♠ 4♠ 5♠ 7♠.
+    # 6♠ taken at minute 5 arrives late: in field-time order 6♠ counts, 7♠ is
+    # hand_full, and the save keeps 2♠–6♠, a straight flush, under the same id.
+    a, w = world.alice, world
+    takes = [take(w, a, w.cp(c), i) for i, c in enumerate(["2S", "3S", "4S", "5S"], 1)]
+    takes += [take(w, a, w.cp("7S"), 6), take(w, a, a.save_codes[0], 7)]
+    results = deliver(client, admin, w, takes)
+    (before,) = state(client, admin, w, a)["combinations"]
+    assert before["id"] == results[-1]["take_id"]
+    assert (before["cards"], before["category"]) == (["2S", "3S", "4S", "5S", "7S"], "flush")
+
+    deliver(client, admin, w, [take(w, a, w.cp("6S"), 5)])
+    s = state(client, admin, w, a)
+    (after,) = s["combinations"]
+    assert after["id"] == before["id"]
+    assert (after["cards"], after["category"]) == (["2S", "3S", "4S", "5S", "6S"], "straight_flush")
+    assert [t["reason"] for t in s["takes"]] == [None] * 5 + ["hand_full", None]
+
+    # A late discard at minute 6.5 leaves 4 cards at the save: hand_not_full, and the
+    # combination is gone; the save code stays unused (RULES.md §1.2 rule 6).
+    deliver(client, admin, w, [take(w, a, w.discard("2S"), 6.5)])
+    s = state(client, admin, w, a)
+    assert s["combinations"] == []
+    assert s["takes"][-1]["reason"] == "hand_not_full"
+    assert s["takes"][-1]["previous"]["outcome"] == "counted"
+    assert s["save_codes_left"] == 10
+    assert s["hand"] == ["3S", "4S", "5S", "6S"]
