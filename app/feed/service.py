@@ -230,34 +230,29 @@ def replay_participant(
     live = [rules.TakeIn(t.id, t.code, t.taken_at) for t, void in logged if void is None]
     state, outcomes = rules.replay(live, course)
     by_id = {outcome.take_id: outcome for outcome in outcomes}
+    existing = repo.outcomes_of_participant(session, participant.id)
     for take, void in logged:
-        if void is not None:
-            kind, cp, _ = course.classify(take.code)
+        if void is None:
+            continue
+        # A voided take keeps where it stood (kind, card, deal, round), rejected as `voided`.
+        row = existing.get(take.id)
+        if row is not None:
             by_id[take.id] = rules.Outcome(
-                take.id,
-                kind,
-                rules.REJECTED,
-                VOIDED,
-                cp.card if cp else None,
-                cp.checkpoint_id if cp else None,
-                0,
-                0,
-            )
+                take.id, row.kind, rules.REJECTED, VOIDED, row.card, row.checkpoint_id,
+                row.deal, row.round,
+            )  # fmt: skip
+        else:
+            kind, cp, _ = course.classify(take.code)
+            card, cp_id = (cp.card, cp.checkpoint_id) if cp else (None, None)
+            by_id[take.id] = rules.Outcome(take.id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0)
 
     now = utcnow()
     changed = 0
-    existing = repo.outcomes_of_participant(session, participant.id)
     for take_id, outcome in by_id.items():
         row = existing.get(take_id)
         if row is None:
             session.add(_outcome_row(outcome, participant.id))
             continue
-        if outcome.outcome == rules.REJECTED and outcome.reason == VOIDED:
-            # Keep where the take stood when it was voided.
-            outcome = rules.Outcome(
-                take_id, row.kind, outcome.outcome, VOIDED, row.card, row.checkpoint_id,
-                row.deal, row.round,
-            )  # fmt: skip
         if (row.outcome, row.reason) != (outcome.outcome, outcome.reason):
             row.previous_outcome, row.previous_reason = row.outcome, row.reason
             row.changed_at = now
@@ -298,9 +293,9 @@ def replay_participant(
 
 
 def _item_error(source_id: Any, code: str, detail: str, **kwargs: Any) -> TakeResult:
-    text = source_id if isinstance(source_id, str) else None
-    if isinstance(source_id, int) and not isinstance(source_id, bool):
-        text = str(source_id)
+    """The result of an item that was not stored (`status` `error`)."""
+    valid = isinstance(source_id, str | int) and not isinstance(source_id, bool)
+    text = str(source_id)[:128] if valid else None
     return TakeResult(
         source_id=text, status="error", error=ItemError(code=code, detail=detail, **kwargs)
     )
