@@ -19,7 +19,7 @@ LANG_COOKIE = "lang"
 MESSAGES: dict[str, tuple[str, str]] = {
     # layout
     "app.title": ("Рогейн-покер", "Rogaine Poker"),
-    "lang.switch": ("English", "Русский"),
+    "lang.switch": ("EN", "RU"),
     "lang.switch.label": ("Switch to English", "Переключить на русский"),
     "nav.my_game": ("Моя игра", "My game"),
     "nav.ceremony": ("Церемония", "Ceremony"),

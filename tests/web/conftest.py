@@ -1,0 +1,139 @@
+"""Browser test fixtures: a real uvicorn server on a free port and Debian's Chromium.
+
+`live_server` serves the app on 127.0.0.1 with the test database of `engine` (a
+migrated SQLite copy, and PostgreSQL too when TEST_DATABASE_URL is set). Browser
+tests are marked `browser` and skip, with the reason, when /usr/bin/chromium is
+missing (.ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from sqlalchemy import Engine
+
+from app.main import create_app
+from tests.conftest import ROOT, make_settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "test-artifacts"
+AXE_SKIP = "axe-core (axe.min.js from the PyPI package axe-playwright-python) is not installed"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    url: str
+    engine: Engine
+
+
+@pytest.fixture
+def live_server(engine: Engine) -> Iterator[LiveServer]:
+    """The app under uvicorn in a background thread, on this test's database."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    settings = make_settings(engine.url.render_as_string(hide_password=False), base_url=url)
+    config = uvicorn.Config(
+        create_app(settings, engine), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):  # bounded wait for the socket, 10 s at most
+        if server.started:
+            break
+        time.sleep(0.05)
+    assert server.started, "uvicorn did not start"
+    yield LiveServer(url, engine)
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the run (Debian's /usr/bin/chromium)."""
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing: apt-get install chromium (.ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def phone(browser):
+    """A 360 px wide phone-like browser context (its own cookies)."""
+    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def desk(browser):
+    """A 1280 px wide laptop browser context (its own cookies)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield context
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under test-artifacts/ (gitignored) and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def axe_script() -> Path | None:
+    """axe.min.js as bundled by the PyPI package axe-playwright-python (no network)."""
+    try:
+        import axe_playwright_python
+    except ImportError:
+        return None
+    path = Path(axe_playwright_python.__file__).parent / "axe.min.js"
+    return path if path.exists() else None
+
+
+def axe_violations(page, impacts: tuple[str, ...] = ("serious", "critical")) -> list[dict]:
+    """Run axe-core in the page; the violations of the given impacts (id, impact, nodes)."""
+    script = axe_script()
+    if script is None:
+        pytest.skip(AXE_SKIP)
+    page.add_script_tag(path=str(script))
+    result = page.evaluate("async () => await axe.run(document)")
+    found = [
+        {
+            "id": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            "nodes": [n["html"][:120] for n in v["nodes"][:3]],
+        }
+        for v in result["violations"]
+        if v["impact"] in impacts
+    ]
+    if found:
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "axe-violations.json").write_text(json.dumps(found, indent=2))
+    return found
