@@ -7,14 +7,33 @@ session is sent to `/admin/login`. Every form carries a CSRF token tied to the s
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Form, Request, Response
+from sqlalchemy.orm import Session
 
-from app.core.deps import SessionDep, SettingsDep, is_organiser
+from app.auctions import rules as auction_rules
+from app.auctions import service as auction_service
+from app.core.db import utcnow
+from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
+from app.core.errors import AppError
 from app.core.security import tokens_equal
+from app.events import printing
+from app.events import repository as events_repo
+from app.events import service as events_service
+from app.events.deps import EventDep
+from app.events.models import Event
+from app.feed import keys as key_service
+from app.feed import repository as feed_repo
+from app.feed import service as feed_service
+from app.feed.rules import PlayState
+from app.feed.schemas import IntegrationKeyCreate
 from app.web import sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
+from app.web.i18n import negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -82,9 +101,418 @@ def logout(request: Request, csrf_token: CsrfField = "") -> Response:
 @router.get("")
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
-    from sqlalchemy import select
-
-    from app.events.models import Event
-
-    events = session.scalars(select(Event).order_by(Event.opens_at.desc())).all()
+    events = events_repo.list_events(session)
     return render(request, "admin/events.html", {"events": events})
+
+
+# --- event pages -------------------------------------------------------------------
+
+TAKES_RATE_WINDOW = timedelta(minutes=10)
+KEY_FLASH_COOKIE = "rp_new_key"
+
+
+def flash(request: Request) -> dict[str, str | None]:
+    """The `notice` / `error` of a redirect after a form (`?done=<key>` / `?error=<code>`)."""
+    lang = negotiate(request)
+    done = request.query_params.get("done")
+    error = request.query_params.get("error")
+    notice = translate(lang, f"admin.done.{done}") if done else None
+    problem = None
+    if error:
+        key = f"error.{error}"
+        problem = translate(lang, key)
+        if problem == key:
+            problem = translate(lang, "admin.failed", code=error)
+    return {"notice": notice, "error": problem}
+
+
+def back(url: str, *, done: str | None = None, error: AppError | None = None) -> Response:
+    """303 back to a page after a form, with its outcome in the query string."""
+    if error is not None:
+        return see_other(f"{url}?error={quote(error.code)}")
+    return see_other(f"{url}?done={quote(done)}" if done else url)
+
+
+def event_zone(event: Event) -> ZoneInfo:
+    try:
+        return ZoneInfo(event.timezone)
+    except Exception:
+        return ZoneInfo("UTC")
+
+
+def local(moment: datetime | None, event: Event, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
+
+
+def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
+    """(`before` | `open` | `closed`, the moment the countdown runs to)."""
+    if now < event.opens_at:
+        return "before", event.opens_at
+    if now < event.closes_at:
+        return "open", event.closes_at
+    return "closed", None
+
+
+def dashboard_numbers(session: Session, event: Event, now: datetime) -> dict[str, Any]:
+    """Counters of the dashboard, all read from the database (no process memory)."""
+    total = feed_service.log(session, event, limit=1).total
+    recent = feed_service.log(session, event, taken_from=now - TAKES_RATE_WINDOW, limit=1).total
+    warnings = feed_service.warnings(session, event, now=now)
+    return {
+        "participants": events_repo.participant_count(session, event.id),
+        "takes_total": total,
+        "takes_per_minute": round(recent / (TAKES_RATE_WINDOW.total_seconds() / 60), 1),
+        "unsaved_hands": len(warnings.unsaved_hands),
+        "unknown_codes": len(warnings.unknown_codes),
+        "hand_full": sum(w.count for w in warnings.hand_full),
+        "warnings": warnings,
+    }
+
+
+@router.get("/events/{event_id}")
+def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
+    """Dashboard: course window with countdown, participants, takes per minute, warnings."""
+    now = utcnow()
+    phase, countdown_to = course_phase(event, now)
+    numbers = dashboard_numbers(session, event, now)
+    context = {
+        "event": event,
+        "section": "dashboard",
+        "phase": phase,
+        "countdown_to": countdown_to.isoformat() if countdown_to else None,
+        "opens": local(event.opens_at, event),
+        "closes": local(event.closes_at, event),
+        "n": numbers,
+        "warnings": numbers["warnings"],
+        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        **flash(request),
+    }
+    return render(request, "admin/dashboard.html", context)
+
+
+@router.get("/events/{event_id}/live.json")
+def dashboard_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict[str, Any]:
+    """The dashboard's live counters (polled by the page every few seconds)."""
+    numbers = dashboard_numbers(session, event, utcnow())
+    numbers.pop("warnings")
+    return numbers
+
+
+@router.get("/events/{event_id}/checkpoints")
+def checkpoints_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """The deck: every CP with its card, QR code and discard code; links to printables."""
+    context = {
+        "event": event,
+        "section": "checkpoints",
+        "checkpoints": events_repo.checkpoints(session, event.id),
+        **flash(request),
+    }
+    return render(request, "admin/checkpoints.html", context)
+
+
+@router.post("/events/{event_id}/participant-cards")
+def participant_cards(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: AdminPage,
+    csrf_token: CsrfField = "",
+    participant: Annotated[str, Form()] = "",
+) -> Response:
+    """Printable participant cards (one participant, or all). Printing re-issues the
+    access tokens (they are stored only hashed), so this is a CSRF-protected POST."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    if participant:
+        targets = [events_service.get_participant(session, event, participant)]
+    else:
+        targets = list(events_repo.participants(session, event.id))
+    issued = [events_service.reissue_token(session, event, p) for p in targets]
+    return printing.participant_cards(request, event, issued, settings.base_url)
+
+
+@router.get("/events/{event_id}/participants")
+def participants_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """Participants with their current deal, round, hand size and combinations."""
+    states = {
+        participant.id: PlayState.from_json(row.state)
+        for row, participant in feed_repo.states_of_event(session, event.id)
+    }
+    rows = [
+        {"participant": p, "state": states.get(p.id)}
+        for p in events_repo.participants(session, event.id)
+    ]
+    context = {"event": event, "section": "participants", "rows": rows, **flash(request)}
+    return render(request, "admin/participants.html", context)
+
+
+@router.get("/events/{event_id}/participants/{external_id}")
+def participant_page(
+    event: EventDep, external_id: str, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """One participant: current state, the take log with outcomes, corrections."""
+    participant = events_service.get_participant(session, event, external_id)
+    state = feed_service.participant_state(session, participant, as_participant=False)
+    log = feed_service.log(session, event, participant=external_id, limit=2000)
+    context = {
+        "event": event,
+        "section": "participants",
+        "participant": participant,
+        "state": state,
+        "log": log.items,
+        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "now_local": local(utcnow(), event, "%Y-%m-%dT%H:%M"),
+        **flash(request),
+    }
+    return render(request, "admin/participant.html", context)
+
+
+@router.post("/events/{event_id}/participants/{external_id}/void")
+def void_take(
+    event: EventDep,
+    external_id: str,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    take_id: Annotated[int, Form()],
+    reason: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Correction: void one take (the take stays in the log; the participant is replayed)."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
+    try:
+        feed_service.void_take(
+            session, event, take_id, reason.strip() or "organiser correction", actor="organiser"
+        )
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    return back(url, done="correction")
+
+
+@router.post("/events/{event_id}/participants/{external_id}/takes")
+def add_take(
+    event: EventDep,
+    external_id: str,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    code: Annotated[str, Form()] = "",
+    taken_at: Annotated[str, Form()] = "",
+    note: Annotated[str, Form()] = "",
+    source_id: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Correction: add a missing take (time in the event's time zone)."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
+    try:
+        moment = datetime.fromisoformat(taken_at.strip())
+    except ValueError:
+        return see_other(f"{url}?error=bad_time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=event_zone(event))
+    if not code.strip():
+        return see_other(f"{url}?error=empty_code")
+    try:
+        feed_service.add_take(
+            session,
+            event,
+            participant=external_id,
+            code=code.strip(),
+            taken_at=moment.astimezone(UTC),
+            note=note.strip(),
+            source_id=source_id or None,
+            actor="organiser",
+        )
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    return back(url, done="correction")
+
+
+@router.get("/events/{event_id}/keys")
+def keys_page(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
+    """Integration keys of the event; a key just created is shown once."""
+    new_key = None
+    raw = request.cookies.get(KEY_FLASH_COOKIE)
+    if raw:
+        new_key = sessions.read_flash(request, raw)
+    context = {
+        "event": event,
+        "section": "keys",
+        "keys": key_service.list_keys(session, event),
+        "new_key": new_key,
+        "local": lambda moment: local(moment, event),
+        **flash(request),
+    }
+    response = render(request, "admin/keys.html", context)
+    if raw:
+        response.delete_cookie(KEY_FLASH_COOKIE, path="/admin")
+    return response
+
+
+@router.post("/events/{event_id}/keys")
+def create_key(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    name: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Create an integration key; the page after the redirect shows it once."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = f"/admin/events/{event.id}/keys"
+    try:
+        body = IntegrationKeyCreate(name=name.strip() or "key")
+        created = key_service.create_key(session, event, body, actor="organiser")
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    response = see_other(url)
+    sessions.set_flash(request, response, KEY_FLASH_COOKIE, created.key, path="/admin")
+    return response
+
+
+@router.post("/events/{event_id}/keys/{key_id}/revoke")
+def revoke_key(
+    event: EventDep,
+    key_id: int,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Revoke an integration key (it stops working at once)."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = f"/admin/events/{event.id}/keys"
+    try:
+        key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    return back(url, done="key_revoked")
+
+
+# --- ceremony ----------------------------------------------------------------------
+
+ORGANISER = auction_service.Caller(organiser=True)
+PUBLIC = auction_service.Caller(organiser=False)
+
+
+def ceremony_views(session: Session, event: Event, caller) -> list[dict[str, Any]]:
+    """Each auction in ceremony order (3rd place first) as `caller` may see it."""
+    return [
+        auction_service.auction_view(session, event, place, caller)
+        for place in auction_rules.ceremony_order(event.award_places)
+    ]
+
+
+def ceremony_version(views: list[dict[str, Any]]) -> str:
+    """Changes whenever an auction opens, closes or starts a tie-break round."""
+    return ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views)
+
+
+def names_of(session: Session, event: Event) -> dict[str, str]:
+    return {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+
+
+@router.get("/events/{event_id}/ceremony")
+def ceremony_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """Open and close each auction; live count of sealed bids; links to the projector."""
+    views = ceremony_views(session, event, ORGANISER)
+    context = {
+        "event": event,
+        "section": "ceremony",
+        "auctions": views,
+        "version": ceremony_version(views),
+        "names": names_of(session, event),
+        "results": auction_service.results(session, event),
+        **flash(request),
+    }
+    return render(request, "admin/ceremony.html", context)
+
+
+@router.get("/events/{event_id}/ceremony.json")
+def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict[str, Any]:
+    """Live ceremony counters: `bids_<place>` (sealed bids in), `version` (status changes)."""
+    views = ceremony_views(session, event, ORGANISER)
+    data: dict[str, Any] = {"version": ceremony_version(views)}
+    for view in views:
+        data[f"bids_{view['place']}"] = view["bid_count"]
+    return data
+
+
+@router.post("/events/{event_id}/auctions/{place}/{action}")
+def auction_action(
+    event: EventDep,
+    place: int,
+    action: str,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Open or close the auction of `place` (`action` = open | close)."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = f"/admin/events/{event.id}/ceremony"
+    try:
+        if action == "open":
+            auction_service.open_auction(session, event, place, ORGANISER)
+        elif action == "close":
+            auction_service.close_auction(session, event, place, ORGANISER)
+        else:
+            return see_other(url)
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    if action == "close":
+        return see_other(f"/admin/events/{event.id}/projector/{place}")
+    return back(url, done=f"auction_{action}")
+
+
+@router.get("/events/{event_id}/projector/{place}")
+def projector(
+    event: EventDep, place: int, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """The projector view of one auction: while open, the count of sealed bids; after the
+    close, the bids revealed from the weakest to the strongest, then the winner, then
+    the podium."""
+    view = auction_service.auction_view(session, event, place, PUBLIC)
+    names = names_of(session, event)
+    bids = sorted(view.get("bids") or [], key=lambda b: (-b["rank"], b["participant"]))
+    results = auction_service.results(session, event)
+    podium = [p for p in results["places"] if p["awarded"]]
+    context = {
+        "event": event,
+        "place": place,
+        "view": view,
+        "bids": bids,
+        "names": names,
+        "podium": sorted(podium, key=lambda p: p["place"]),
+        "version": ceremony_version([view]),
+        "podium_step": len(bids) + 2,
+    }
+    return render(request, "admin/projector.html", context)
+
+
+@router.get("/events/{event_id}/projector/{place}/live.json")
+def projector_live(
+    event: EventDep, place: int, session: SessionDep, _: OrganiserDep
+) -> dict[str, Any]:
+    view = auction_service.auction_view(session, event, place, PUBLIC)
+    return {"version": ceremony_version([view]), "bids": view["bid_count"]}

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.web import i18n
-from app.web.templating import templates
+from app.web.templating import page_context, templates
 
 router = APIRouter(include_in_schema=False)
 
@@ -20,7 +20,8 @@ def render(
     request: Request, name: str, context: dict[str, Any] | None = None, status: int = 200
 ) -> HTMLResponse:
     """Render a page template; pages are never cached (they show live, private state)."""
-    response = templates.TemplateResponse(request, name, context or {}, status_code=status)
+    merged = {**page_context(request), **(context or {})}
+    response = templates.TemplateResponse(request, name, merged, status_code=status)
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -80,6 +80,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Сканируйте QR-код на КП камерой телефона: взятие запишется само.",
         "Scan a CP's QR code with the phone camera: the take is recorded by itself.",
     ),
+    "game.msg.empty": ("Введите код.", "Enter a code."),
+    "error.too_many_unknown_codes": (
+        "Слишком много неверных кодов за минуту. Подождите минуту и попробуйте снова.",
+        "Too many wrong codes in a minute. Wait a minute and try again.",
+    ),
     # next step
     "next.collect": (
         "Собирайте карты: нужно ещё {count}.",
@@ -309,6 +314,58 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.status.unawarded": ("не присуждено", "not awarded"),
     "admin.reveal_next": ("Показать следующую", "Reveal next"),
     "admin.reveal_all": ("Показать всё", "Reveal all"),
+    "admin.add_take.note": ("Примечание", "Note"),
+    "admin.previously": ("раньше", "previously"),
+    "admin.key_active": ("действует", "active"),
+    "admin.round": ("раунд {round}", "round {round}"),
+    "admin.print_cards.help": (
+        "Печать карточек выдаёт участникам новые личные ссылки: старые перестают работать.",
+        "Printing the cards issues new personal links: the old ones stop working.",
+    ),
+    "admin.done.correction": ("Исправление записано.", "Correction recorded."),
+    "admin.done.key_revoked": ("Ключ отозван.", "The key was revoked."),
+    "admin.done.auction_open": ("Аукцион открыт.", "The auction is open."),
+    "admin.done.auction_close": ("Аукцион закрыт.", "The auction is closed."),
+    "admin.failed": ("Не выполнено: {code}", "Not done: {code}"),
+    "error.bad_time": ("Неверное время.", "Invalid time."),
+    "error.empty_code": ("Введите код.", "Enter a code."),
+    "error.take_already_voided": ("Это взятие уже отменено.", "That take is already voided."),
+    "error.take_not_found": ("Взятие не найдено.", "Take not found."),
+    "error.auction_not_open": ("Аукцион не открыт.", "The auction is not open."),
+    "error.auction_closed": ("Аукцион уже закрыт.", "The auction is already closed."),
+    "error.auction_out_of_order": (
+        "Места разыгрываются по порядку: сначала закройте предыдущий аукцион.",
+        "Places are auctioned in order: close the previous auction first.",
+    ),
+    "error.combination_used": (
+        "Эта комбинация уже участвовала в аукционе.",
+        "That combination was already bid in an auction.",
+    ),
+    "error.bidder_already_won": (
+        "Вы уже выиграли место и не участвуете в следующих аукционах.",
+        "You have already won a place and take no part in later auctions.",
+    ),
+    "error.course_still_open": (
+        "Дистанция ещё открыта: аукционы начинаются после её закрытия.",
+        "The course is still open: the auctions start after it closes.",
+    ),
+    "error.auction_in_progress": (
+        "Сейчас идёт другой аукцион: сначала закройте его.",
+        "Another auction is in progress: close it first.",
+    ),
+    "error.auction_already_open": ("Аукцион уже открыт.", "The auction is already open."),
+    "error.combination_not_yours": ("Это не ваша комбинация.", "That is not your combination."),
+    "error.combination_not_found": ("Комбинация не найдена.", "Combination not found."),
+    "error.combination_outside_course_hours": (
+        "Эта комбинация сохранена вне времени дистанции.",
+        "That combination was saved outside the course hours.",
+    ),
+    "error.not_in_tie_break": (
+        "В переторжке участвуют только участники ничьей.",
+        "Only the tied bidders take part in the tie-break.",
+    ),
+    "error.round_closed": ("Этот раунд уже закрыт.", "That round is already closed."),
+    "error.bid_not_live": ("Эта ставка уже заменена или отозвана.", "That bid was already replaced or withdrawn."),
     "admin.live": ("обновляется автоматически", "updates live"),
     "admin.csrf": (
         "Форма устарела или пришла не с этой страницы. Обновите страницу и повторите.",

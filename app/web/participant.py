@@ -1,24 +1,114 @@
-"""Participant pages (mobile first): sign-in by personal link, my game, CP takes, codes, ceremony.
+"""Participant pages (mobile first): sign-in by personal link, my game, CP takes, codes.
 
 - `GET /p/{access_token}` signs in (participant cookie) and redirects to `/me`;
-- `GET /me` "my game", or how to sign in when there is no cookie;
-- `GET /t/{code}` records a take (the page a CP's QR code opens);
+- `GET /me` "my game" (hand, deal and round, next step, code form, combinations, takes),
+  or how to sign in when there is no cookie;
+- `GET /t/{code}` records a take through the feed (`app.feed.service.scan`, the code path
+  of `POST /api/v1/scan`) with a fresh source id, then redirects (303) to the take's
+  result page `/me/takes/{take_id}`: reloading the result never records again;
+- `POST /me/code` shows what a discard or save code would do (nothing is recorded);
+  `POST /me/code/confirm` records it (its source id comes from the confirmation form,
+  so a resubmitted form is the same delivery and is stored once);
 - `POST /me/signout`.
+
+Cards are shown only as the feed's participant view shows them (cards of CPs this
+participant has not taken never appear).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, Request, Response
 
-from app.core.deps import SessionDep
+from app.auctions import repository as auction_repo
+from app.auctions import rules as auction_rules
+from app.auctions import service as auction_service
+from app.core.deps import SessionDep, SettingsDep
+from app.core.errors import AppError
+from app.events import repository as events_repo
 from app.events.deps import participant_by_token
-from app.events.models import Participant
+from app.events.models import Event, Participant
+from app.feed import service as feed_service
+from app.feed.schemas import ParticipantStateRead, StateTake
 from app.web import sessions
 from app.web.common import render, see_other
+from app.web.i18n import negotiate, translate
 
 router = APIRouter(include_in_schema=False)
+
+HAND_SIZE = 5
+SOURCE_PREFIX = "page-"  # source ids of takes made on these pages: "page-<uuid>"
+
+
+@dataclass
+class HandCard:
+    card: str
+    discard_code: str | None
+
+
+@dataclass
+class GameView:
+    """What the participant pages show of a participant's state."""
+
+    deal: int
+    round: int
+    hand: list[HandCard]
+    discards_left: int
+    save_codes_left: int
+    combinations: list[Any]
+    takes: list[Any]
+    next: str  # collect | draw | decide | must_save
+    missing: int
+    state: ParticipantStateRead = field(repr=False)
+
+
+def local_time(moment: datetime, event: Event) -> str:
+    """`HH:MM` (and the date when not today) in the event's time zone."""
+    try:
+        zone = ZoneInfo(event.timezone)
+    except Exception:
+        zone = ZoneInfo("UTC")
+    return moment.astimezone(zone).strftime("%d.%m %H:%M")
+
+
+def card_discard_codes(session: SessionDep, event: Event) -> dict[str, str]:
+    """card -> discard code of the event's deck (used only for cards the participant holds)."""
+    deck = feed_service.load_deck(session, event)
+    return {ref.card: deck.discard_codes[ref.checkpoint_id] for ref in deck.checkpoints.values()}
+
+
+def game_view(session: SessionDep, participant: Participant) -> GameView:
+    """The participant's state from the feed (participant view) plus the next step."""
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    state = feed_service.participant_state(session, participant, as_participant=True)
+    codes = card_discard_codes(session, event) if state.hand else {}
+    missing = HAND_SIZE - len(state.hand)
+    if missing > 0:
+        next_step = "collect" if state.round == 1 else "draw"
+    else:
+        next_step = "decide" if state.discards_left > 0 else "must_save"
+    takes = [
+        {**take.model_dump(), "local_time": local_time(take.taken_at, event)}
+        for take in reversed(state.takes)
+    ]
+    return GameView(
+        deal=state.deal,
+        round=state.round,
+        hand=[HandCard(card, codes.get(card)) for card in state.hand],
+        discards_left=state.discards_left,
+        save_codes_left=state.save_codes_left,
+        combinations=list(state.combinations),
+        takes=takes,
+        next=next_step,
+        missing=missing,
+        state=state,
+    )
 
 
 def signed_in_participant(request: Request, session: SessionDep) -> Participant | None:
@@ -29,6 +119,14 @@ def signed_in_participant(request: Request, session: SessionDep) -> Participant 
 
 def sign_in_help(request: Request, *, status: int = 200, **context: object) -> Response:
     return render(request, "participant/signin.html", dict(context), status=status)
+
+
+def message_for(request: Request, error: AppError) -> str:
+    """A page message for a refused request (429 rate limit and the like)."""
+    lang = negotiate(request)
+    key = f"error.{error.code}"
+    text = translate(lang, key)
+    return error.detail if text == key else text
 
 
 @router.get("/p/{access_token}")
@@ -48,7 +146,156 @@ def my_game(request: Request, session: SessionDep) -> Response:
     participant = signed_in_participant(request, session)
     if participant is None:
         return sign_in_help(request)
-    return render(request, "participant/game.html", {"participant": participant})
+    context = {
+        "participant": participant,
+        "view": game_view(session, participant),
+        "message": request.query_params.get("m") and translate(
+            negotiate(request), "game.msg." + request.query_params["m"]
+        ),
+        "message_kind": "info",
+    }
+    return render(request, "participant/game.html", context)
+
+
+@router.get("/t/{code}")
+def take_checkpoint(
+    code: str, request: Request, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """The page a CP's QR code opens: record the take, then show its result (303).
+
+    Without a participant cookie nothing is recorded; the page explains how to sign in.
+    """
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request, pending_code=True)
+    try:
+        result = feed_service.scan(
+            session,
+            participant,
+            code,
+            source_id=SOURCE_PREFIX + uuid.uuid4().hex,
+            unknown_per_minute=settings.scan_unknown_codes_per_minute,
+        )
+    except AppError as error:
+        return render(
+            request,
+            "participant/refused.html",
+            {"participant": participant, "message": message_for(request, error)},
+            status=error.status,
+        )
+    return see_other(f"/me/takes/{result.take_id}")
+
+
+def find_take(view: GameView, take_id: int) -> StateTake | None:
+    for take in view.state.takes:
+        if take.take_id == take_id:
+            return take
+    return None
+
+
+@router.get("/me/takes/{take_id}")
+def take_result(take_id: int, request: Request, session: SessionDep) -> Response:
+    """The result of one of my takes: the card large with its discard code, or why it did
+    not count (in plain words), then my hand and what to do next."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    view = game_view(session, participant)
+    take = find_take(view, take_id)
+    if take is None:
+        return render(
+            request,
+            "participant/refused.html",
+            {"participant": participant, "message": translate(negotiate(request), "take.unknown_take")},
+            status=404,
+        )
+    result = take.model_dump()
+    if take.kind == "card" and take.outcome == "counted" and take.card:
+        event = session.get(Event, participant.event_id)
+        assert event is not None
+        result["discard_code"] = card_discard_codes(session, event).get(take.card)
+    combination = next((c for c in view.combinations if c.id == take_id), None)
+    context = {"participant": participant, "view": view, "result": result, "combination": combination}
+    return render(request, "participant/take.html", context)
+
+
+def classify(session: SessionDep, participant: Participant, code: str):
+    """(kind, card) of a typed code as the rules engine would read it (nothing recorded)."""
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    deck = feed_service.load_deck(session, event)
+    kind, cp, normalised = feed_service.course_of(session, deck, participant.id).classify(code)
+    return kind, cp, normalised
+
+
+@router.post("/me/code")
+def check_code(
+    request: Request,
+    session: SessionDep,
+    code: Annotated[str, Form()] = "",
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Step 1 of entering a discard or save code: show what it will do, ask to confirm."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    if not sessions.csrf_valid(request, csrf_token):
+        return see_other("/me")
+    code = code.strip()
+    if not code:
+        return see_other("/me?m=empty")
+    view = game_view(session, participant)
+    kind, cp, _ = classify(session, participant, code)
+    held = {item.card for item in view.hand}
+    target_card = cp.card if (kind == "discard" and cp and cp.card in held) else None
+    shown_kind = kind if (kind == "save" or target_card) else "other"
+    context = {
+        "participant": participant,
+        "view": view,
+        "code": code,
+        "kind": shown_kind,
+        "target_card": target_card,
+        "source_id": SOURCE_PREFIX + uuid.uuid4().hex,
+    }
+    return render(request, "participant/confirm.html", context)
+
+
+@router.post("/me/code/confirm")
+def confirm_code(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    code: Annotated[str, Form()] = "",
+    source_id: Annotated[str, Form()] = "",
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Step 2: record the code through the feed (same path as a scan), then show the result.
+
+    The source id comes from the confirmation form: submitting it twice is one delivery.
+    """
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    if not sessions.csrf_valid(request, csrf_token) or not code.strip():
+        return see_other("/me")
+    if not source_id.startswith(SOURCE_PREFIX) or len(source_id) > 64:
+        source_id = SOURCE_PREFIX + uuid.uuid4().hex
+    try:
+        result = feed_service.scan(
+            session,
+            participant,
+            code.strip(),
+            source_id=source_id,
+            unknown_per_minute=settings.scan_unknown_codes_per_minute,
+        )
+    except AppError as error:
+        return render(
+            request,
+            "participant/refused.html",
+            {"participant": participant, "message": message_for(request, error)},
+            status=error.status,
+        )
+    return see_other(f"/me/takes/{result.take_id}")
 
 
 @router.post("/me/signout")
@@ -58,3 +305,113 @@ def sign_out(request: Request, csrf_token: Annotated[str, Form()] = "") -> Respo
     if sessions.csrf_valid(request, csrf_token):
         sessions.sign_out_participant(response)
     return response
+
+
+# --- ceremony ----------------------------------------------------------------------
+
+
+def ceremony_context(session: SessionDep, participant: Participant) -> dict[str, Any]:
+    """The auctions as this participant may see them, and the combinations they may bid."""
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    caller = auction_service.Caller(organiser=False, participant=participant)
+    views = [
+        auction_service.auction_view(session, event, place, caller)
+        for place in auction_rules.ceremony_order(event.award_places)
+    ]
+    used = auction_repo.used_combination_ids(session, event.id)
+    won = participant.id in auction_repo.winner_ids(session, event.id)
+    state = feed_service.participant_state(session, participant, as_participant=True)
+    usable = [
+        c
+        for c in state.combinations
+        if c.id not in used and event.opens_at <= c.saved_at < event.closes_at
+    ]
+    names = {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+    return {
+        "event": event,
+        "auctions": views,
+        "usable": usable,
+        "won": won,
+        "names": names,
+        "version": ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views),
+    }
+
+
+@router.get("/me/ceremony")
+def ceremony(request: Request, session: SessionDep) -> Response:
+    """The award ceremony on the phone: the open auction with a bid form, my sealed bid and
+    its receipt, then each auction's revealed results."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    lang = negotiate(request)
+    done, error = request.query_params.get("done"), request.query_params.get("error")
+    context = {
+        "participant": participant,
+        "notice": translate(lang, f"ceremony.{done}") if done else None,
+        "error": translate(lang, f"error.{error}") if error else None,
+        **ceremony_context(session, participant),
+    }
+    return render(request, "participant/ceremony.html", context)
+
+
+@router.get("/me/ceremony.json")
+def ceremony_live(request: Request, session: SessionDep) -> dict[str, Any]:
+    """`version` changes when an auction opens or closes (the page then reloads)."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return {"version": "signed-out"}
+    return {"version": ceremony_context(session, participant)["version"]}
+
+
+@router.post("/me/ceremony/{place}/bid")
+def bid(
+    place: int,
+    request: Request,
+    session: SessionDep,
+    combination_id: Annotated[int | None, Form()] = None,
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Put one of my combinations into the open auction (replaces my earlier bid)."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    if not sessions.csrf_valid(request, csrf_token) or combination_id is None:
+        return see_other("/me/ceremony")
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    caller = auction_service.Caller(organiser=False, participant=participant)
+    try:
+        auction_service.place_bid(
+            session, event, place, caller, participant=None, combination_id=combination_id
+        )
+    except AppError as error:
+        session.rollback()
+        return see_other(f"/me/ceremony?error={error.code}")
+    return see_other("/me/ceremony?done=bid_placed")
+
+
+@router.post("/me/ceremony/{place}/withdraw")
+def withdraw(
+    place: int,
+    request: Request,
+    session: SessionDep,
+    bid_id: Annotated[int, Form()],
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Withdraw my sealed bid before the close (RULES.md I-7)."""
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        return sign_in_help(request)
+    if not sessions.csrf_valid(request, csrf_token):
+        return see_other("/me/ceremony")
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    caller = auction_service.Caller(organiser=False, participant=participant)
+    try:
+        auction_service.withdraw_bid(session, event, place, caller, bid_id)
+    except AppError as error:
+        session.rollback()
+        return see_other(f"/me/ceremony?error={error.code}")
+    return see_other("/me/ceremony?done=bid_withdrawn")

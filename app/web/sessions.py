@@ -162,3 +162,30 @@ def anonymous_csrf(request: Request) -> tuple[str, str | None]:
 
 def set_anonymous_nonce(request: Request, response: Response, nonce: str) -> None:
     _set_cookie(request, response, ANON_COOKIE, nonce, CSRF_MAX_AGE)
+
+
+# --- one-time messages (a new integration key, shown once after the redirect) ----------
+
+FLASH_MAX_AGE = 120  # seconds
+
+
+def set_flash(request: Request, response: Response, name: str, value: str, path: str) -> None:
+    """A short-lived signed HttpOnly cookie carrying `value` to the next page (PRG)."""
+    signed = _serializer(_settings(request), f"flash:{name}").dumps(value)
+    response.set_cookie(
+        name,
+        signed,
+        max_age=FLASH_MAX_AGE,
+        httponly=True,
+        samesite="strict",
+        secure=_settings(request).base_url.startswith("https://"),
+        path=path,
+    )
+
+
+def read_flash(request: Request, raw: str, name: str = "rp_new_key") -> str | None:
+    try:
+        value = _serializer(_settings(request), f"flash:{name}").loads(raw, max_age=FLASH_MAX_AGE)
+    except BadSignature:
+        return None
+    return value if isinstance(value, str) else None

@@ -1,9 +1,9 @@
 """The one Jinja2 environment of the service; templates live in `app/templates/`.
 
-Every template rendered through `templates.TemplateResponse(request, name, context)`
-gets, from the context processor below: `lang` (page language), `t(key, **values)`
-(the message catalogue of `app.web.i18n`), `csrf_token` (for forms) and `card(code)`
-(a card's display form, `Q♥`, `10♠`, `Joker`) with `card_colour(code)`.
+Every template gets the globals `card(code)` (a card's display form, `Q♥`, `10♠`,
+`Joker`) and `card_colour(code)`. Pages rendered with `app.web.common.render` also get
+`page_context(request)`: `lang` (page language), `t(key, **values)` (the message
+catalogue of `app.web.i18n`) and `csrf_token` (for forms); values the caller passes win.
 """
 
 from __future__ import annotations
@@ -65,4 +65,5 @@ def page_context(request: Request) -> dict[str, Any]:
     }
 
 
-templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[page_context])
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+templates.env.globals.update(card=display_card, card_colour=card_colour)

@@ -1,0 +1,92 @@
+/* Small progressive enhancements for the pages (they all work without JavaScript):
+ * - [data-countdown-to="ISO UTC"]: a live countdown (d h:mm:ss);
+ * - [data-live-url]: polls that JSON endpoint every few seconds and writes each value
+ *   into the descendants marked [data-live-field="key"]; when the JSON has a
+ *   "version" that differs from [data-live-version], the page reloads;
+ * - body.projector: reveals the bids one by one (button or Space / Right arrow),
+ *   then the winner, then the podium.
+ */
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  function pad(n) { return n < 10 ? "0" + n : String(n); }
+
+  function tickCountdowns() {
+    var nodes = document.querySelectorAll("[data-countdown-to]");
+    var now = Date.now();
+    for (var i = 0; i < nodes.length; i++) {
+      var target = Date.parse(nodes[i].getAttribute("data-countdown-to"));
+      if (isNaN(target)) continue;
+      var s = Math.max(0, Math.floor((target - now) / 1000));
+      var d = Math.floor(s / 86400); s -= d * 86400;
+      var h = Math.floor(s / 3600); s -= h * 3600;
+      var m = Math.floor(s / 60); s -= m * 60;
+      nodes[i].textContent = (d ? d + "d " : "") + h + ":" + pad(m) + ":" + pad(s);
+    }
+  }
+
+  function poll(root) {
+    var url = root.getAttribute("data-live-url");
+    var every = parseInt(root.getAttribute("data-live-every") || "5", 10) * 1000;
+    function once() {
+      fetch(url, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (data) {
+          if (!data) return;
+          var version = root.getAttribute("data-live-version");
+          if (version !== null && data.version !== undefined && String(data.version) !== version) {
+            window.location.reload();
+            return;
+          }
+          var fields = root.querySelectorAll("[data-live-field]");
+          for (var i = 0; i < fields.length; i++) {
+            var key = fields[i].getAttribute("data-live-field");
+            if (Object.prototype.hasOwnProperty.call(data, key)) {
+              fields[i].textContent = String(data[key]);
+            }
+          }
+        })
+        .catch(function () { /* bad network: try again on the next tick */ })
+        .then(function () { window.setTimeout(once, every); });
+    }
+    window.setTimeout(once, every);
+  }
+
+  function projector() {
+    var steps = Array.prototype.slice.call(document.querySelectorAll("[data-reveal-step]"));
+    steps.sort(function (a, b) {
+      return parseInt(a.getAttribute("data-reveal-step"), 10) - parseInt(b.getAttribute("data-reveal-step"), 10);
+    });
+    var next = document.getElementById("reveal-next");
+    var all = document.getElementById("reveal-all");
+    function revealOne() {
+      for (var i = 0; i < steps.length; i++) {
+        if (steps[i].hasAttribute("data-hidden")) {
+          steps[i].removeAttribute("data-hidden");
+          if (steps[i].scrollIntoView) steps[i].scrollIntoView({ block: "nearest" });
+          break;
+        }
+      }
+      var left = steps.filter(function (s) { return s.hasAttribute("data-hidden"); }).length;
+      if (!left && next) { next.disabled = true; }
+    }
+    function revealAll() { while (steps.some(function (s) { return s.hasAttribute("data-hidden"); })) revealOne(); }
+    if (next) { next.hidden = false; next.addEventListener("click", revealOne); }
+    if (all) { all.hidden = false; all.addEventListener("click", revealAll); }
+    document.addEventListener("keydown", function (e) {
+      if (e.key === " " || e.key === "ArrowRight") { e.preventDefault(); revealOne(); }
+    });
+    if (!steps.length && next) next.disabled = true;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    if (document.querySelector("[data-countdown-to]")) {
+      tickCountdowns();
+      window.setInterval(tickCountdowns, 1000);
+    }
+    var live = document.querySelectorAll("[data-live-url]");
+    for (var i = 0; i < live.length; i++) poll(live[i]);
+    if (document.body.classList.contains("projector")) projector();
+  });
+})();
