@@ -157,6 +157,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Этот код сохранения уже использован.",
         "This save code has already been used.",
     ),
+    "reason.voided": (
+        "Организаторы отменили это взятие.",
+        "The organisers voided this take.",
+    ),
     "reason.unknown_code": (
         "Такой код не найден. Проверьте, что ввели его без ошибок.",
         "No such code. Check that you typed it correctly.",
@@ -291,7 +295,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.void_reason": ("Причина", "Reason"),
     "admin.add_take": ("Добавить взятие", "Add a take"),
     "admin.add_take.code": ("Код (КП, сброса или сохранения)", "Code (CP, discard or save)"),
-    "admin.add_take.at": ("Время (UTC, ГГГГ-ММ-ДДTЧЧ:ММ)", "Time (UTC, YYYY-MM-DDTHH:MM)"),
+    "admin.add_take.at": ("Время взятия", "Time of the take"),
+    "admin.combinations": ("Комбинации", "Combinations"),
+    "admin.hand": ("Рука", "Hand"),
     "admin.correction_done": ("Исправление записано.", "Correction recorded."),
     "admin.key_name": ("Название", "Name"),
     "admin.key_create": ("Создать ключ", "Create a key"),

@@ -64,6 +64,7 @@ class GameView:
     takes: list[Any]
     next: str  # collect | draw | decide | must_save
     missing: int
+    known: set[str]
     state: ParticipantStateRead = field(repr=False)
 
 
@@ -93,8 +94,16 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
         next_step = "collect" if state.round == 1 else "draw"
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
+    # Cards are shown only for CPs that counted for this participant (a hand_full take
+    # does not consume its CP, RULES.md I-1, so its card stays face down here).
+    known = {t.card for t in state.takes if t.kind == "card" and t.outcome == "counted"}
     takes = [
-        {**take.model_dump(), "local_time": local_time(take.taken_at, event)}
+        {
+            **take.model_dump(),
+            "card": take.card if take.card in known else None,
+            "checkpoint": take.checkpoint if take.card in known else None,
+            "local_time": local_time(take.taken_at, event),
+        }
         for take in reversed(state.takes)
     ]
     return GameView(
@@ -107,6 +116,7 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
         takes=takes,
         next=next_step,
         missing=missing,
+        known=known,
         state=state,
     )
 
@@ -210,6 +220,8 @@ def take_result(take_id: int, request: Request, session: SessionDep) -> Response
             status=404,
         )
     result = take.model_dump()
+    if take.card not in view.known:
+        result["card"] = result["checkpoint"] = None
     if take.kind == "card" and take.outcome == "counted" and take.card:
         event = session.get(Event, participant.event_id)
         assert event is not None

@@ -1,0 +1,198 @@
+"""Participant pages through TestClient: takes, confirmations, PRG, secrecy (no browser)."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.feed.models import Take
+from app.web.templating import display_card
+from tests.factories import DECK, discard_code, event_cp_code, make_event, make_participant
+from tests.web.test_signin import csrf_of
+
+
+def signed_in(client: TestClient, token: str) -> None:
+    assert client.get(f"/p/{token}", follow_redirects=False).status_code == 303
+
+
+def takes_of(session: Session, participant_id: int) -> int:
+    # A connection of its own, closed at once: the test session must not hold a
+    # transaction (on SQLite every transaction takes the write lock).
+    with session.get_bind().connect() as connection:
+        return connection.scalar(
+            select(func.count()).select_from(Take).where(Take.participant_id == participant_id)
+        )
+
+
+def shown_cards(html: str, held: set[str]) -> set[str]:
+    """Display forms of cards NOT in `held` that appear in the page text."""
+    text = re.sub(r"<[^>]+>", " ", html)
+    held_display = {display_card(c) for c in held}
+    return {
+        display_card(c)
+        for c in DECK
+        if display_card(c) not in held_display and display_card(c) in text
+    }
+
+
+def setup(session: Session):
+    event = make_event(session)
+    anna = make_participant(session, event, "21", name="Анна")
+    boris = make_participant(session, event, "22", name="Борис")
+    session.commit()
+    return event, anna, boris
+
+
+def test_a_cp_page_without_cookie_records_nothing_and_explains(
+    client: TestClient, session: Session
+):
+    event, anna, _ = setup(session)
+    response = client.get(f"/t/{event_cp_code(event, 'QH')}")
+    assert response.status_code == 200
+    assert "ещё раз" in response.text  # "scan this CP again after signing in"
+    assert takes_of(session, anna.id) == 0
+
+
+def test_a_cp_page_records_the_take_once_and_redirects_to_its_result(
+    client: TestClient, session: Session
+):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+
+    response = client.get(f"/t/{event_cp_code(event, 'QH')}", follow_redirects=False)
+
+    assert response.status_code == 303
+    result_url = response.headers["location"]
+    assert re.fullmatch(r"/me/takes/\d+", result_url)
+    page = client.get(result_url)
+    assert "Q♥" in page.text and "DQH" in page.text  # the card and its discard code
+    assert "Сдача 1, раунд 1" in page.text
+    assert "нужно ещё 4" in page.text  # 1 of 5 cards: keep collecting
+    client.get(result_url)  # a reload of the result
+    assert takes_of(session, anna.id) == 1
+
+
+def test_decision_then_discard_with_confirmation_then_must_save(
+    client: TestClient, session: Session
+):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("2S", "3S", "4S", "5S", "7H"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    assert "Решите" in client.get("/me").text  # 5 cards, two discards left: decide
+
+    token = csrf_of(client.get("/me").text)
+    confirm = client.post("/me/code", data={"code": "d7h", "csrf_token": token})
+    assert confirm.status_code == 200
+    assert "Сбросить карту 7♥?" in confirm.text
+    assert takes_of(session, anna.id) == 5  # checking a code records nothing
+
+    source_id = re.search(r'name="source_id" value="([^"]+)"', confirm.text).group(1)
+    form = {"code": "d7h", "csrf_token": token, "source_id": source_id}
+    response = client.post("/me/code/confirm", data=form, follow_redirects=False)
+    assert response.status_code == 303
+    assert "Карта сброшена: 7♥" in client.get(response.headers["location"]).text
+    # The same confirmation submitted again (a resubmitted form) is one delivery.
+    again = client.post("/me/code/confirm", data=form, follow_redirects=False)
+    assert again.headers["location"] == response.headers["location"]
+    assert takes_of(session, anna.id) == 6
+
+    # Round 2: draw one, discard again (round 3), draw one: now the hand must be saved.
+    client.get(f"/t/{event_cp_code(event, '6S')}")
+    for code in ("D6S",):
+        page = client.post("/me/code", data={"code": code, "csrf_token": token})
+        sid = re.search(r'name="source_id" value="([^"]+)"', page.text).group(1)
+        client.post("/me/code/confirm", data={"code": code, "csrf_token": token, "source_id": sid})
+    client.get(f"/t/{event_cp_code(event, '8D')}")
+    page = client.get("/me")
+    assert "Сдача 1, раунд 3" in page.text
+    assert "Сбросов больше нет" in page.text  # must save now (RULES.md §1.2 rule 4)
+
+
+def test_save_code_confirmation_saves_the_hand(client: TestClient, session: Session):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("AH", "KH", "QH", "JH", "TH"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    token = csrf_of(client.get("/me").text)
+    code = anna.save_codes[3].lower()
+    confirm = client.post("/me/code", data={"code": code, "csrf_token": token})
+    assert "Сохранить руку как комбинацию?" in confirm.text
+    sid = re.search(r'name="source_id" value="([^"]+)"', confirm.text).group(1)
+    response = client.post(
+        "/me/code/confirm", data={"code": code, "csrf_token": token, "source_id": sid}
+    )
+    assert "Комбинация сохранена" in response.text
+    assert "флеш-рояль" in response.text  # A K Q J 10 of hearts: royal flush
+    assert "Сдача 2, раунд 1" in response.text
+
+
+def test_code_forms_need_the_csrf_token(client: TestClient, session: Session):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("2S", "3S", "4S", "5S", "7H"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    form = {"code": "D7H", "csrf_token": "forged", "source_id": "page-x"}
+    response = client.post("/me/code/confirm", data=form, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/me"
+    assert takes_of(session, anna.id) == 5
+
+
+def test_why_a_take_did_not_count_in_plain_words(client: TestClient, session: Session):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    client.get(f"/t/{event_cp_code(event, 'QH')}")
+    page = client.get(f"/t/{event_cp_code(event, 'QH')}")
+    assert "Взятие не засчитано" in page.text
+    assert "Вы уже брали этот КП" in page.text  # duplicate (RULES.md §1.2 rule 2)
+    page = client.get("/t/NO-SUCH-CODE")
+    assert "Такой код не найден" in page.text  # unknown_code (rule 9)
+
+
+def test_no_card_of_an_untaken_cp_on_any_participant_page(client: TestClient, session: Session):
+    event, anna, boris = setup(session)
+    signed_in(client, anna.access_token)
+    held = {"2S", "3S", "4S", "5S", "7H"}
+    for card in sorted(held):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    pages = []
+    # A 6th card while the hand is full: hand_full, the CP is not consumed (I-1).
+    full = client.get(f"/t/{event_cp_code(event, 'KH')}", follow_redirects=False)
+    pages.append(client.get(full.headers["location"]).text)
+    assert "В руке уже 5 карт" in pages[-1]
+    token = csrf_of(client.get("/me").text)
+    # A discard code of a card that was never taken (card_not_in_hand).
+    confirm = client.post("/me/code", data={"code": discard_code("AS"), "csrf_token": token})
+    pages.append(confirm.text)
+    sid = re.search(r'name="source_id" value="([^"]+)"', confirm.text).group(1)
+    result = client.post(
+        "/me/code/confirm",
+        data={"code": discard_code("AS"), "csrf_token": token, "source_id": sid},
+    )
+    pages.append(result.text)
+    pages += [client.get("/me").text, client.get("/me/ceremony").text]
+    # Boris's take is not Anna's to see.
+    client.cookies.clear()
+    signed_in(client, boris.access_token)
+    boris_take = client.get(f"/t/{event_cp_code(event, 'AD')}", follow_redirects=False)
+    client.cookies.clear()
+    signed_in(client, anna.access_token)
+    other = client.get(boris_take.headers["location"])
+    assert other.status_code == 404
+    pages.append(other.text)
+    for html in pages:
+        assert shown_cards(html, held) == set()
+
+
+def test_pages_are_not_cached_and_english_works(client: TestClient, session: Session):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    response = client.get("/me")
+    assert response.headers["cache-control"] == "no-store"
+    client.get("/lang/en?next=/me")
+    page = client.get(f"/t/{event_cp_code(event, 'QH')}")
+    assert "The take counted" in page.text
+    assert '<html lang="en">' in page.text
