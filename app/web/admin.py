@@ -429,9 +429,7 @@ def names_of(session: Session, event: Event) -> dict[str, str]:
 
 
 @router.get("/events/{event_id}/ceremony")
-def ceremony_page(
-    event: EventDep, request: Request, session: SessionDep, _: AdminPage
-) -> Response:
+def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
     """Open and close each auction; live count of sealed bids; links to the projector."""
     views = ceremony_views(session, event, ORGANISER)
     context = {

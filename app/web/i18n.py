@@ -74,7 +74,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Неиспользованных кодов сохранения: {count}",
         "Unused save codes: {count}",
     ),
-    "game.course": ("Дистанция открыта: {opens} — {closes}", "Course open: {opens} — {closes}"),
+    "game.course": ("Дистанция: {opens} — {closes}", "Course: {opens} — {closes}"),
+    "game.course_before": (
+        "Дистанция ещё не открыта: взятия до открытия не засчитываются.",
+        "The course is not open yet: takes before the opening do not count.",
+    ),
+    "game.course_closed": ("Дистанция закрыта.", "The course is closed."),
     "game.ceremony_link": ("Церемония награждения", "Award ceremony"),
     "game.scan_hint": (
         "Сканируйте QR-код на КП камерой телефона: взятие запишется само.",
@@ -371,7 +376,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Only the tied bidders take part in the tie-break.",
     ),
     "error.round_closed": ("Этот раунд уже закрыт.", "That round is already closed."),
-    "error.bid_not_live": ("Эта ставка уже заменена или отозвана.", "That bid was already replaced or withdrawn."),
+    "error.bid_not_live": (
+        "Эта ставка уже заменена или отозвана.",
+        "That bid was already replaced or withdrawn.",
+    ),
     "admin.live": ("обновляется автоматически", "updates live"),
     "admin.csrf": (
         "Форма устарела или пришла не с этой страницы. Обновите страницу и повторите.",

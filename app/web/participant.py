@@ -28,6 +28,7 @@ from fastapi import APIRouter, Form, Request, Response
 from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError
 from app.events import repository as events_repo
@@ -156,12 +157,22 @@ def my_game(request: Request, session: SessionDep) -> Response:
     participant = signed_in_participant(request, session)
     if participant is None:
         return sign_in_help(request)
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    now = utcnow()
     context = {
         "participant": participant,
+        "event": event,
+        "course": "before"
+        if now < event.opens_at
+        else "open"
+        if now < event.closes_at
+        else "closed",
+        "opens": local_time(event.opens_at, event),
+        "closes": local_time(event.closes_at, event),
         "view": game_view(session, participant),
-        "message": request.query_params.get("m") and translate(
-            negotiate(request), "game.msg." + request.query_params["m"]
-        ),
+        "message": request.query_params.get("m")
+        and translate(negotiate(request), "game.msg." + request.query_params["m"]),
         "message_kind": "info",
     }
     return render(request, "participant/game.html", context)
@@ -216,7 +227,10 @@ def take_result(take_id: int, request: Request, session: SessionDep) -> Response
         return render(
             request,
             "participant/refused.html",
-            {"participant": participant, "message": translate(negotiate(request), "take.unknown_take")},
+            {
+                "participant": participant,
+                "message": translate(negotiate(request), "take.unknown_take"),
+            },
             status=404,
         )
     result = take.model_dump()
@@ -227,7 +241,12 @@ def take_result(take_id: int, request: Request, session: SessionDep) -> Response
         assert event is not None
         result["discard_code"] = card_discard_codes(session, event).get(take.card)
     combination = next((c for c in view.combinations if c.id == take_id), None)
-    context = {"participant": participant, "view": view, "result": result, "combination": combination}
+    context = {
+        "participant": participant,
+        "view": view,
+        "result": result,
+        "combination": combination,
+    }
     return render(request, "participant/take.html", context)
 
 

@@ -144,9 +144,7 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
 
     # The course closes; the ceremony starts with the auction for 3rd place.
     with Session(live_server.engine) as db:
-        db.execute(
-            update(Event).where(Event.id == event_id).values(closes_at=datetime.now(UTC))
-        )
+        db.execute(update(Event).where(Event.id == event_id).values(closes_at=datetime.now(UTC)))
         db.commit()
     admin.goto(f"{url}/admin/events/{event_id}/ceremony")
     admin.locator("#auction-3").locator("..").get_by_role("button", name="Открыть аукцион").click()

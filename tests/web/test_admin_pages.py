@@ -1,0 +1,194 @@
+"""Organiser pages through TestClient: access, CSRF on every form, corrections, keys,
+ceremony (no browser)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from app.events.models import Event
+from tests.factories import event_cp_code, make_event, make_participant
+from tests.web.test_signin import admin_login, csrf_of
+
+
+@pytest.fixture
+def event_with_play(client: TestClient, session: Session):
+    """An open event; participant 31 has taken 2♠ 3♠ 4♠ on the phone page."""
+    event = make_event(session, name="Лесной рогейн")
+    anna = make_participant(session, event, "31", name="Анна")
+    session.commit()
+    phone = TestClient(client.app)
+    phone.get(f"/p/{anna.access_token}")
+    for card in ("2S", "3S", "4S"):
+        phone.get(f"/t/{event_cp_code(event, card)}")
+    phone.get("/t/NOT-A-CODE")
+    return event.id, anna
+
+
+ADMIN_PAGES = ["", "/checkpoints", "/participants", "/participants/31", "/keys", "/ceremony"]
+
+
+@pytest.mark.parametrize("suffix", ADMIN_PAGES)
+def test_event_pages_need_the_organiser(client: TestClient, event_with_play, suffix: str):
+    event_id, _ = event_with_play
+    url = f"/admin/events/{event_id}{suffix}"
+    response = client.get(url, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"].startswith("/admin/login?next=")
+    admin_login(client)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Лесной рогейн" in page.text or "Анна" in page.text
+
+
+def test_live_endpoints_need_the_organiser(client: TestClient, event_with_play):
+    event_id, _ = event_with_play
+    assert client.get(f"/admin/events/{event_id}/live.json").status_code == 401
+    admin_login(client)
+    live = client.get(f"/admin/events/{event_id}/live.json").json()
+    # 3 card takes and one unknown code, all within the last 10 minutes.
+    assert live["participants"] == 1
+    assert live["takes_total"] == 4
+    assert live["takes_per_minute"] == 0.4
+    assert live["unknown_codes"] == 1
+    assert live["unsaved_hands"] == 1  # 3 cards in hand, never saved (I-3)
+
+
+def test_checkpoints_page_shows_cards_and_codes(client: TestClient, event_with_play):
+    event_id, _ = event_with_play
+    admin_login(client)
+    page = client.get(f"/admin/events/{event_id}/checkpoints").text
+    assert f"CPQHSECRETCODE{event_id}" in page and "DQH" in page and "Q♥" in page
+    assert f"/api/v1/events/{event_id}/print/checkpoints" in page
+
+
+def test_participant_cards_are_printed_through_a_csrf_protected_form(
+    client: TestClient, event_with_play
+):
+    event_id, _ = event_with_play
+    admin_login(client)
+    url = f"/admin/events/{event_id}/participant-cards"
+    assert client.post(url, data={"csrf_token": "forged"}).status_code == 403
+    token = csrf_of(client.get(f"/admin/events/{event_id}/checkpoints").text)
+    page = client.post(url, data={"csrf_token": token})
+    assert page.status_code == 200
+    assert "/p/" in page.text and "Анна" in page.text
+
+
+def test_void_and_add_a_take_from_the_participant_page(
+    client: TestClient, event_with_play, session: Session
+):
+    event_id, _ = event_with_play
+    admin_login(client)
+    url = f"/admin/events/{event_id}/participants/31"
+    page = client.get(url).text
+    token = csrf_of(page)
+    take_ids = re.findall(r'name="take_id" value="(\d+)"', page)
+    assert len(take_ids) == 4
+
+    # CSRF: a forged form changes nothing.
+    forged = client.post(f"{url}/void", data={"take_id": take_ids[0], "reason": "x"})
+    assert forged.status_code == 403
+
+    response = client.post(
+        f"{url}/void",
+        data={"take_id": take_ids[0], "reason": "wrong CP", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303 and "done=correction" in response.headers["location"]
+    state = client.get(f"/api/v1/events/{event_id}/participants/31/state").json()
+    assert sorted(state["hand"]) == ["3S", "4S"]  # 2♠ voided
+
+    now_local = (datetime.now(UTC) + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M")  # Moscow
+    response = client.post(
+        f"{url}/takes",
+        data={"code": event_cp_code_by_id(session, event_id, "KD"), "taken_at": now_local,
+              "note": "paper card", "csrf_token": token},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert response.status_code == 303 and "done=correction" in response.headers["location"]
+    state = client.get(f"/api/v1/events/{event_id}/participants/31/state").json()
+    assert sorted(state["hand"]) == ["3S", "4S", "KD"]
+    assert "Исправление записано" in client.get(response.headers["location"]).text
+
+    bad = client.post(
+        f"{url}/takes", data={"code": "X", "taken_at": "yesterday", "csrf_token": token},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert "error=bad_time" in bad.headers["location"]
+
+
+def event_cp_code_by_id(session: Session, event_id: int, card: str) -> str:
+    event = session.get(Event, event_id)
+    code = event_cp_code(event, card)
+    session.rollback()
+    return code
+
+
+def test_integration_key_is_shown_once_and_can_be_revoked(client: TestClient, event_with_play):
+    event_id, _ = event_with_play
+    admin_login(client)
+    url = f"/admin/events/{event_id}/keys"
+    token = csrf_of(client.get(url).text)
+    assert client.post(url, data={"name": "SportIdent", "csrf_token": "x"}).status_code == 403
+
+    created = client.post(url, data={"name": "SportIdent", "csrf_token": token})
+    assert created.status_code == 200  # after the redirect
+    key = re.search(r'<code class="mono" id="new-key">([^<]+)</code>', created.text).group(1)
+    assert "SportIdent" in created.text
+    assert key not in client.get(url).text  # shown once
+
+    # The key works for the feed, then is revoked from the page.
+    feed = {"takes": [{"participant": "31", "code": "X", "source": "si", "source_id": "1",
+                       "taken_at": datetime.now(UTC).isoformat()}]}  # fmt: skip
+    ok = client.post(
+        f"/api/v1/events/{event_id}/takes", json=feed, headers={"Authorization": f"Bearer {key}"}
+    )
+    assert ok.status_code == 200
+    key_id = re.search(rf"/admin/events/{event_id}/keys/(\d+)/revoke", created.text).group(1)
+    client.post(f"{url}/{key_id}/revoke", data={"csrf_token": token})
+    client.cookies.clear()
+    refused = client.post(
+        f"/api/v1/events/{event_id}/takes", json=feed, headers={"Authorization": f"Bearer {key}"}
+    )
+    assert refused.status_code in (401, 403)
+
+
+def test_ceremony_open_bid_count_and_close(client: TestClient, event_with_play, session: Session):
+    event_id, _ = event_with_play
+    admin_login(client)
+    url = f"/admin/events/{event_id}/ceremony"
+    token = csrf_of(client.get(url).text)
+
+    # While the course is open the auction cannot open: said on the page, nothing stored.
+    response = client.post(
+        f"/admin/events/{event_id}/auctions/3/open", data={"csrf_token": token},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert "error=course_still_open" in response.headers["location"]
+    assert "Дистанция ещё открыта" in client.get(response.headers["location"]).text
+
+    session.execute(update(Event).where(Event.id == event_id).values(closes_at=datetime.now(UTC)))
+    session.commit()
+    assert (
+        client.post(
+            f"/admin/events/{event_id}/auctions/3/open", data={"csrf_token": "forged"}
+        ).status_code
+        == 403
+    )
+    client.post(f"/admin/events/{event_id}/auctions/3/open", data={"csrf_token": token})
+    live = client.get(f"/admin/events/{event_id}/ceremony.json").json()
+    assert live["bids_3"] == 0 and "3:open" in live["version"]
+
+    response = client.post(
+        f"/admin/events/{event_id}/auctions/3/close", data={"csrf_token": token},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert response.headers["location"] == f"/admin/events/{event_id}/projector/3"
+    projector = client.get(response.headers["location"]).text
+    assert "Место не присуждено" in projector  # no bids: the place stays unawarded
