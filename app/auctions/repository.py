@@ -29,7 +29,7 @@ def get_auction(
     """
     query = select(Auction).where(Auction.event_id == event_id, Auction.place == place)
     if lock:
-        query = query.with_for_update()
+        query = query.with_for_update().execution_options(populate_existing=True)
         return session.execute(query).scalar_one_or_none()
     return session.scalar(query)
 
@@ -70,6 +70,16 @@ def _live():
 def live_bids(session: Session, round_id: int) -> list[Bid]:
     """The bids of a round that count: neither replaced nor withdrawn (RULES.md I-7)."""
     return list(session.scalars(_live().where(Bid.round_id == round_id).order_by(Bid.id)))
+
+
+def live_bidder_ids(session: Session, round_id: int) -> list[int]:
+    """Participant ids with a live bid in the round (what the organiser may see: who)."""
+    query = (
+        select(Bid.participant_id)
+        .outerjoin(BidWithdrawal, BidWithdrawal.bid_id == Bid.id)
+        .where(BidWithdrawal.id.is_(None), Bid.round_id == round_id)
+    )
+    return list(session.scalars(query))
 
 
 def live_bid_rows(session: Session, round_id: int) -> list[Any]:
@@ -188,16 +198,6 @@ def combination_in_event(
     if combination is None or combination.event_id != event_id:
         return None
     return combination
-
-
-def combinations_by_id(session: Session, ids: Iterable[int]) -> dict[int, Combination]:
-    ids = list(set(ids))
-    found: dict[int, Combination] = {}
-    for start in range(0, len(ids), 1000):
-        chunk = ids[start : start + 1000]
-        for combination in session.scalars(select(Combination).where(Combination.id.in_(chunk))):
-            found[combination.id] = combination
-    return found
 
 
 def combinations_of(session: Session, participant_id: int) -> list[Combination]:

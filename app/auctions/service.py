@@ -556,19 +556,20 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> di
 def _round_json(
     session: Session, rnd: AuctionRound, ext: dict[int, str], caller: Caller
 ) -> dict[str, Any]:
-    live = repo.live_bids(session, rnd.id)
     data: dict[str, Any] = {
         "number": rnd.number,
         "status": rnd.status,
         "eligible": None if rnd.eligible is None else [ext[p] for p in rnd.eligible],
-        "bid_count": len(live),
     }
     if rnd.status == "open":
+        bidders = repo.live_bidder_ids(session, rnd.id)
+        data["bid_count"] = len(bidders)
         if caller.organiser:
-            data["bidders"] = sorted(ext[b.participant_id] for b in live)
+            data["bidders"] = sorted(ext[p] for p in bidders)
         return data
     result = rnd.result or {}
     data.update(
+        bid_count=len(result.get("bids", [])),
         resolution=rnd.resolution,
         winner=result.get("winner"),
         tied=result.get("tied", []),
