@@ -143,6 +143,23 @@ def used_combination_ids(session: Session, event_id: int) -> set[int]:
     return set(rows)
 
 
+def combination_is_used(session: Session, event_id: int, combination_id: int) -> bool:
+    """True when the combination was bid (live) in a closed round of the event's auctions."""
+    query = (
+        _live()
+        .with_only_columns(Bid.id)
+        .join(AuctionRound, AuctionRound.id == Bid.round_id)
+        .join(Auction, Auction.id == Bid.auction_id)
+        .where(
+            Auction.event_id == event_id,
+            AuctionRound.status == "closed",
+            Bid.combination_id == combination_id,
+        )
+        .limit(1)
+    )
+    return session.scalar(query) is not None
+
+
 def winner_ids(session: Session, event_id: int) -> set[int]:
     """Participant ids that won a closed auction of the event (RULES.md I-8)."""
     rows = session.scalars(

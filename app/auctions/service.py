@@ -196,7 +196,9 @@ def place_bid(
         combination=facts,
         opens_at=event.opens_at,
         closes_at=event.closes_at,
-        used_combinations=repo.used_combination_ids(session, event.id),
+        used_combinations={combination_id}
+        if repo.combination_is_used(session, event.id, combination_id)
+        else set(),
         winners=set(winners.values()),
         round_eligible=eligible,
     )
