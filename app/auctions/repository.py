@@ -83,10 +83,10 @@ def live_bidder_ids(session: Session, round_id: int) -> list[int]:
 
 
 def live_bid_rows(session: Session, round_id: int) -> list[Any]:
-    """The live bids of a round as light rows (id, participant_id, combination_id, cards,
-    receipt, nonce), for the close of a large auction."""
+    """The live bids of a round as light rows (id, participant_id, combination_id, receipt,
+    nonce), for the close of a large auction."""
     query = (
-        select(Bid.id, Bid.participant_id, Bid.combination_id, Bid.cards, Bid.receipt, Bid.nonce)
+        select(Bid.id, Bid.participant_id, Bid.combination_id, Bid.receipt, Bid.nonce)
         .outerjoin(BidWithdrawal, BidWithdrawal.bid_id == Bid.id)
         .where(BidWithdrawal.id.is_(None), Bid.round_id == round_id)
         .order_by(Bid.id)
@@ -103,6 +103,16 @@ def combination_cards(session: Session, ids: Iterable[int]) -> dict[int, list[st
         query = select(Combination.id, Combination.cards).where(Combination.id.in_(chunk))
         found.update({row[0]: row[1] for row in session.execute(query)})
     return found
+
+
+def bid_cards(session: Session, bid_ids: Iterable[int]) -> dict[int, list[str]]:
+    """bid id -> the combination's cards as snapshotted when the bid was placed."""
+    ids = list(set(bid_ids))
+    if not ids:
+        return {}
+    return {
+        row[0]: row[1] for row in session.execute(select(Bid.id, Bid.cards).where(Bid.id.in_(ids)))
+    }
 
 
 def live_bid_of(session: Session, round_id: int, participant_id: int) -> Bid | None:

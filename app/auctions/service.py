@@ -338,10 +338,11 @@ def close_auction(
     # the combination as it stands now (the feed may have replayed); the bid's snapshot
     # if the projection no longer has it
     stored = repo.combination_cards(session, (b.combination_id for b in bids))
+    snapshots = repo.bid_cards(session, (b.id for b in bids if b.combination_id not in stored))
     sealed: list[rules.SealedBid] = []
     revealed: dict[int, dict[str, Any]] = {}
     for bid in bids:
-        cards = list(stored.get(bid.combination_id) or bid.cards)
+        cards = list(stored.get(bid.combination_id) or snapshots[bid.id])
         value = evaluate(cards, event.hand_ranking)
         sealed.append(
             rules.SealedBid(
@@ -433,17 +434,10 @@ def close_auction(
             "round": current.number,
             "auction_status": auction.status,
             **result,
-            # the full reveal is in the round's result; here what proves it: who bid
-            # which combination (cards), its rank, and the nonce of the receipt
+            # the full reveal is in the round's result; here, compactly, what proves it:
+            # [bid id, bidder, combination id, rank, nonce]
             "bids": [
-                {
-                    "bid_id": b["bid_id"],
-                    "participant": b["participant"],
-                    "combination_id": b["combination"]["id"],
-                    "cards": b["combination"]["cards"],
-                    "rank": b["rank"],
-                    "nonce": b["nonce"],
-                }
+                [b["bid_id"], b["participant"], b["combination"]["id"], b["rank"], b["nonce"]]
                 for b in ranked_bids
             ],
         },
