@@ -264,3 +264,32 @@ def test_a_physical_deck_is_not_shown_until_the_game_is_over(client) -> None:
         headers=bearer(other["player_tokens"][0]),
     )
     assert refused.status_code == 409 and refused.json()["code"] == "illegal_action"
+
+
+def test_concurrent_actions_from_threads_append_once(client, session) -> None:
+    """Six devices send the dealer's declaration at once: one is stored, the others are
+    refused with 409 (a conflicting append, or illegal on the fresh state)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    game = create(client)
+    table = bearer(game["table_token"])
+
+    def send(position: int) -> tuple[int, str | None]:
+        response = client.post(
+            f"/api/v1/games/{game['id']}/actions",
+            json={"action": {"type": "declare", "position": position}, "seat": 0},
+            headers=table,
+        )
+        return response.status_code, response.json().get("code")
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(send, range(1, 7)))
+    assert sorted(status for status, _ in results) == [200, 409, 409, 409, 409, 409]
+    assert {code for status, code in results if status == 409} <= {
+        "action_conflict",
+        "illegal_action",
+    }
+    count = session.scalar(
+        select(func.count()).select_from(GameAction).where(GameAction.game_id == game["id"])
+    )
+    assert count == 1
