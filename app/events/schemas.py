@@ -222,6 +222,13 @@ class ParticipantUpdate(BaseModel):
             raise ValueError("external_id must not be blank or contain '/'")
         return None if value is None else value.strip()
 
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("name must not be blank")
+        return None if value is None else value.strip()
+
 
 class ParticipantRead(BaseModel):
     """The organiser's view of a participant: save codes (for printing), never the token."""

@@ -152,6 +152,8 @@ def test_update_participant(client: TestClient, admin: dict[str, str], event_id:
     assert clash.json()["code"] == "external_id_taken"
     assert client.patch(f"{base}/11", json={"name": None}, headers=admin).status_code == 422
     assert client.patch(f"{base}/11", json={"name": ""}, headers=admin).status_code == 422
+    assert client.patch(f"{base}/11", json={"name": "  "}, headers=admin).status_code == 422
+    assert client.get(f"{base}/11", headers=admin).json()["name"] == "Anna"
 
 
 def test_delete_participant(
