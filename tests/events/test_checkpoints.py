@@ -485,3 +485,17 @@ def test_update_checkpoint(
     missing = client.patch(f"/api/v1/events/{event_id}/checkpoints/99", json={}, headers=admin)
     assert missing.status_code == 404
     assert missing.json()["code"] == "checkpoint_not_found"
+
+
+def test_given_code_equal_to_a_save_code_is_refused(
+    client: TestClient, admin: dict[str, str], event_id: int
+) -> None:
+    runner = client.post(
+        f"/api/v1/events/{event_id}/participants", json={"name": "A"}, headers=admin
+    ).json()
+    save_code = runner["save_codes"][0]
+    response = _put(
+        client, admin, event_id, [{"number": 1, "card": "AS", "discard_code": save_code.lower()}]
+    )
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["loc"] == ["body", "checkpoints", "0", "discard_code"]
