@@ -359,6 +359,10 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         if c.id not in used and event.opens_at <= c.saved_at < event.closes_at
     ]
     names = {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+    for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
+        current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)
+        eligible = current.get("eligible") if current else None
+        view["tie_break_only"] = eligible is not None and participant.external_id not in eligible
     return {
         "event": event,
         "auctions": views,

@@ -1,0 +1,108 @@
+"""The ceremony on the phone: bid, receipt, withdraw, sealed until the close, results."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from app.events.models import Event
+from tests.factories import event_cp_code, make_event, make_participant
+from tests.web.test_signin import admin_login, csrf_of
+
+
+def play(client: TestClient, admin: dict, event, person, cards: list[str], start: datetime):
+    """Five card takes and a save through the field feed (organiser API)."""
+    codes = [event_cp_code(event, card) for card in cards] + [person.save_codes[0]]
+    takes = [
+        {
+            "participant": person.external_id,
+            "code": code,
+            "taken_at": (start + timedelta(minutes=i)).isoformat(),
+            "source": "field",
+            "source_id": f"{person.external_id}-{i}",
+        }
+        for i, code in enumerate(codes)
+    ]
+    response = client.post(f"/api/v1/events/{event.id}/takes", json={"takes": takes}, headers=admin)
+    assert [r["outcome"] for r in response.json()["results"]] == ["counted"] * 6
+
+
+def test_bid_from_the_phone_sealed_until_the_close(
+    client: TestClient, session: Session, admin: dict
+):
+    event = make_event(session)
+    anna = make_participant(session, event, "41", name="Анна")
+    boris = make_participant(session, event, "42", name="Борис")
+    session.commit()
+    start = datetime.now(UTC) - timedelta(minutes=50)
+    # Anna: A♥ A♦ A♣ K♠ K♥ full house; Boris: 2♣ 3♦ 4♥ 5♠ 7♣ high card (worked by hand).
+    play(client, admin, event, anna, ["AH", "AD", "AC", "KS", "KH"], start)
+    play(client, admin, event, boris, ["2C", "3D", "4H", "5S", "7C"], start)
+    session.execute(update(Event).where(Event.id == event.id).values(closes_at=datetime.now(UTC)))
+    session.commit()
+
+    phone = TestClient(client.app)
+    phone.get(f"/p/{anna.access_token}")
+    page = phone.get("/me/ceremony")
+    assert "Аукционы ещё не начались" in page.text
+    assert (
+        phone.get("/me/ceremony.json").json()["version"]
+        == "3:pending:None;2:pending:None;1:pending:None"
+    )
+
+    assert client.post(f"/api/v1/events/{event.id}/auctions/3/open", headers=admin).is_success
+    page = phone.get("/me/ceremony")
+    token = csrf_of(page.text)
+    combination_id = re.search(r'name="combination_id" value="(\d+)"', page.text).group(1)
+    assert "фулл-хаус" in page.text
+
+    # A forged form bids nothing.
+    phone.post("/me/ceremony/3/bid", data={"combination_id": combination_id, "csrf_token": "x"})
+    assert (
+        client.get(f"/api/v1/events/{event.id}/auctions/3", headers=admin).json()["bid_count"] == 0
+    )
+
+    response = phone.post(
+        "/me/ceremony/3/bid", data={"combination_id": combination_id, "csrf_token": token}
+    )
+    assert "Ставка принята" in response.text
+    receipt = re.search(r'id="receipt-3">([0-9a-f]+)<', response.text).group(1)
+    assert (
+        client.get(f"/api/v1/events/{event.id}/auctions/3", headers=admin).json()["bid_count"] == 1
+    )
+
+    # Boris sees no bid of Anna's (sealed), only his own form.
+    other = TestClient(client.app)
+    other.get(f"/p/{boris.access_token}")
+    boris_page = other.get("/me/ceremony").text
+    assert receipt not in boris_page and "A♥" not in boris_page
+
+    # Withdraw, then bid again; then the close reveals the results on the phone.
+    bid_id = re.search(r'name="bid_id" value="(\d+)"', response.text).group(1)
+    response = phone.post("/me/ceremony/3/withdraw", data={"bid_id": bid_id, "csrf_token": token})
+    assert "Ставка отозвана" in response.text
+    phone.post("/me/ceremony/3/bid", data={"combination_id": combination_id, "csrf_token": token})
+    boris_token = csrf_of(boris_page)
+    boris_combo = re.search(r'name="combination_id" value="(\d+)"', boris_page).group(1)
+    other.post(
+        "/me/ceremony/3/bid", data={"combination_id": boris_combo, "csrf_token": boris_token}
+    )
+
+    admin_login(client)
+    ceremony = client.get(f"/admin/events/{event.id}/ceremony")
+    assert client.get(f"/admin/events/{event.id}/ceremony.json").json()["bids_3"] == 2
+    client.post(
+        f"/admin/events/{event.id}/auctions/3/close", data={"csrf_token": csrf_of(ceremony.text)}
+    )
+    results = phone.get("/me/ceremony").text
+    assert "Победитель: Анна" in results
+    assert "Борис" in results and "старшая карта" in results
+    # Anna has won a place: she takes no part in the later auctions (RULES.md I-8).
+    client.post(
+        f"/admin/events/{event.id}/auctions/2/open", data={"csrf_token": csrf_of(ceremony.text)}
+    )
+    assert "Вы уже выиграли место" in phone.get("/me/ceremony").text
