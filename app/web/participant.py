@@ -124,8 +124,13 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
 
 def signed_in_participant(request: Request, session: SessionDep) -> Participant | None:
     """The participant of the page's cookie, or None (no cookie, bad signature, deleted)."""
-    pid = sessions.participant_id(request)
-    return session.get(Participant, pid) if pid is not None else None
+    cookie = sessions.participant_cookie(request)
+    if cookie is None:
+        return None
+    participant = session.get(Participant, cookie[0])
+    if participant is None or not participant.access_token_hash.startswith(cookie[1] or "-"):
+        return None  # deleted, or the token was re-issued since this phone signed in
+    return participant
 
 
 def sign_in_help(request: Request, *, status: int = 200, **context: object) -> Response:
@@ -147,7 +152,7 @@ def personal_link(access_token: str, request: Request, session: SessionDep) -> R
     if participant is None:
         return sign_in_help(request, status=404, bad_link=True)
     response = see_other("/me")
-    sessions.sign_in_participant(request, response, participant.id)
+    sessions.sign_in_participant(request, response, participant.id, participant.access_token_hash)
     return response
 
 

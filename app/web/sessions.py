@@ -61,18 +61,32 @@ def _set_cookie(request: Request, response: Response, name: str, value: str, max
 # --- participant -------------------------------------------------------------------
 
 
-def sign_in_participant(request: Request, response: Response, participant_id: int) -> None:
-    """Set the participant cookie (HttpOnly, SameSite=Lax, Secure behind https)."""
-    value = _serializer(_settings(request), "participant").dumps({"pid": participant_id})
+def sign_in_participant(
+    request: Request, response: Response, participant_id: int, token_hash: str
+) -> None:
+    """Set the participant cookie (HttpOnly, SameSite=Lax, Secure behind https).
+
+    It holds the participant id and a prefix of the stored token hash, so re-issuing
+    the participant's token (a lost card) also ends the sessions of the old link.
+    """
+    value = _serializer(_settings(request), "participant").dumps(
+        {"pid": participant_id, "th": token_hash[:16]}
+    )
     _set_cookie(request, response, PARTICIPANT_COOKIE, value, PARTICIPANT_MAX_AGE)
+
+
+def participant_cookie(request: Request) -> tuple[int, str] | None:
+    """(participant id, token-hash prefix) of a valid participant cookie, or None."""
+    data = _loads(request, PARTICIPANT_COOKIE, "participant", PARTICIPANT_MAX_AGE)
+    if isinstance(data, dict) and isinstance(data.get("pid"), int):
+        return data["pid"], str(data.get("th", ""))
+    return None
 
 
 def participant_id(request: Request) -> int | None:
     """The participant id of a valid participant cookie, or None."""
-    data = _loads(request, PARTICIPANT_COOKIE, "participant", PARTICIPANT_MAX_AGE)
-    if isinstance(data, dict) and isinstance(data.get("pid"), int):
-        return data["pid"]
-    return None
+    cookie = participant_cookie(request)
+    return cookie[0] if cookie else None
 
 
 def sign_out_participant(response: Response) -> None:

@@ -144,3 +144,18 @@ def test_sign_out_needs_the_csrf_token_of_the_session(client: TestClient):
     response = client.post("/admin/logout", data={"csrf_token": token}, follow_redirects=False)
     assert response.status_code == 303
     assert client.get("/admin", follow_redirects=False).status_code == 303
+
+
+def test_reissuing_the_token_ends_the_old_phone_session(client: TestClient, session: Session):
+    from app.core.security import hash_token
+    from app.events.models import Participant
+
+    event = make_event(session)
+    person = make_participant(session, event, "101", name="Анна")
+    session.commit()
+    client.get(f"/p/{person.access_token}")
+    assert "Анна" in client.get("/me").text
+    row = session.get(Participant, person.id)
+    row.access_token_hash = hash_token("a-new-token-0123456789abcdef")
+    session.commit()
+    assert "Как войти" in client.get("/me").text
