@@ -37,6 +37,7 @@ from app.events.schemas import (
     PublicCheckpoints,
     ShuffleRequest,
 )
+from app.feed import service as feed_service
 
 router = APIRouter(prefix="/api/v1", tags=["events"])
 
@@ -114,8 +115,17 @@ def get_event(event: EventDep, request: Request, session: SessionDep) -> EventRe
 def update_event(
     event: EventDep, data: EventUpdate, session: SessionDep, _: OrganiserDep
 ) -> EventRead:
-    """Change name, window, time zone, ranking preset, save codes count or places."""
+    """Change name, window, time zone, ranking preset, save codes count or places.
+
+    A new window or ranking preset changes what recorded takes mean, so the field
+    feed is replayed for the whole event (RULES.md I-4) when takes exist.
+    """
+    judged_by = (event.opens_at, event.closes_at, event.hand_ranking)
     event_service.update_event(session, event, data)
+    if (event.opens_at, event.closes_at, event.hand_ranking) != judged_by and (
+        repository.event_has_takes(session, event.id)
+    ):
+        feed_service.rebuild_event(session, event, actor=event_service.ORGANISER)
     return event_service.event_read(session, event)
 
 

@@ -191,3 +191,27 @@ def test_leaving_draft_needs_a_deck(
     )
     assert response.status_code == 409
     assert response.json()["code"] == "deck_missing"
+
+
+def test_moving_the_window_replays_recorded_takes(
+    client: TestClient, admin: dict[str, str], event_id: int, deck: list[dict]
+) -> None:
+    base = f"/api/v1/events/{event_id}"
+    client.post(f"{base}/participants", json={"name": "A", "external_id": "7"}, headers=admin)
+    take = {
+        "participant": "7",
+        "code": deck[0]["code"],
+        "taken_at": "2026-06-12T13:00:00+03:00",  # one hour after the opening
+        "source": "test",
+        "source_id": "1",
+    }
+    result = client.post(f"{base}/takes", json={"takes": [take]}, headers=admin).json()
+    assert result["results"][0]["outcome"] == "counted"
+    # The organiser moves the opening to 14:00: the 13:00 take no longer counts (§1.1).
+    response = client.patch(base, json={"opens_at": "2026-06-12T14:00:00+03:00"}, headers=admin)
+    assert response.status_code == 200
+    state = client.get(f"{base}/participants/7/state", headers=admin).json()
+    assert state["hand"] == []
+    assert [(t["outcome"], t["reason"]) for t in state["takes"]] == [
+        ("rejected", "outside_course_hours")
+    ]
