@@ -152,3 +152,18 @@ def test_csv_without_the_columns(client, admin, world):
     )
     assert response.status_code == 422
     assert response.json()["code"] == "csv_missing_columns"
+
+
+def test_csv_source_ids_identify_the_same_take_whatever_the_spelling():
+    from app.feed.service import csv_items
+
+    text = (
+        "Participant,Code,Taken_At\n"
+        "101,cp-2s,2026-06-12T12:02:00+03:00\n"
+        "101,CP2S,2026-06-12T09:02:00Z\n"
+        "101,CP2S,2026-06-12T09:03:00Z\n"
+    )
+    (row2, first), (row3, second), (_, third) = csv_items(text, source="csv")
+    assert (row2, row3) == (2, 3)
+    assert first["source_id"] == second["source_id"] != third["source_id"]
+    assert first["source"] == "csv"

@@ -208,3 +208,22 @@ def test_discard_one_to_five(discarded):
     state, outcomes = run(*[f"CP{c}" for c in cards], *[f"D{c}" for c in cards[:discarded]])
     assert reasons(outcomes) == [None] * (5 + discarded)
     assert len(state.hand) == 5 - discarded
+
+
+def test_a_rejected_save_does_not_end_the_discard_step():
+    # Hand of 5, discard 2♠ (step 1, round 2), a save is refused (4 cards), then the
+    # discard of 3♠ belongs to the same step: still round 2, one step used.
+    state, outcomes = run("CP2S", "CP3S", "CP4S", "CP5S", "CP6S", "D2S", "SAVE1", "D3S")
+    assert reasons(outcomes)[-2:] == ["hand_not_full", None]
+    assert (state.round, state.discard_steps) == (2, 1)
+    assert state.used_save_codes == ()
+
+
+def test_a_save_ends_the_deal_and_resets_the_discard_steps():
+    # Two discard steps in deal 1, save; in deal 2 a full hand may discard again.
+    _, outcomes = run(
+        "CP2S", "CP3S", "CP4S", "CP5S", "CP6S", "D2S", "CP7S", "D3S", "CP8S", "SAVE1",
+        "CP9S", "CPTS", "CPJS", "CPQS", "CPKS", "D9S",
+    )  # fmt: skip
+    assert reasons(outcomes) == [None] * 16
+    assert (outcomes[-1].deal, outcomes[-1].round) == (2, 2)
