@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 from app.core.errors import AppError
 from app.poker.cards import DECK, JOKERS, RANKS, SUITS, CardError, parse_hand
@@ -273,9 +273,6 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class], dict[int, tup
     naturals: dict[int, tuple[int, ...]] = {}
     values = range(2, 15)
 
-    def best(candidates: list[_Class]) -> _Class:
-        return max(candidates, key=lambda c: c.strength_seed)
-
     # Hands without jokers.
     for combo in combinations_with_replacement(values, 5):
         if max(Counter(combo).values()) > 4:
@@ -294,40 +291,28 @@ def _build_tables() -> tuple[dict[int, _Class], dict[int, _Class], dict[int, tup
         naturals[_prime(rank) ** 4 * _JOKER_PRIME] = (rank,) * 4
         naturals[_prime(rank) ** 3 * _JOKER_PRIME**2] = (rank,) * 3
 
-    # One joker: it becomes any rank with a free suit; the same suit as four
-    # one-suit standard cards only for a rank not among them.
-    for combo in combinations_with_replacement(values, 4):
-        counts = Counter(combo)
-        if max(counts.values()) == 4:
-            continue  # five of a kind, above
-        key = _product(combo)
-        options = [plain[key * _prime(r)] for r in values if counts[r] < 4]
-        plain[key * _JOKER_PRIME] = best(options)
-        naturals[key * _JOKER_PRIME] = combo[::-1]
-        if len(counts) == 4:
-            options += [suited[key * _prime(r)] for r in values if r not in counts]
-            suited[key * _JOKER_PRIME] = best(options)
-
-    # Two jokers: two different standard cards not in the hand.
-    for combo in combinations_with_replacement(values, 3):
-        counts = Counter(combo)
-        if max(counts.values()) == 3:
-            continue  # five of a kind, above
-        key = _product(combo)
-        options = [
-            plain[key * _prime(r1) * _prime(r2)]
-            for r1, r2 in combinations_with_replacement(values, 2)
-            if counts[r1] + 1 + (r1 == r2) <= 4 and counts[r2] + 1 + (r1 == r2) <= 4
-        ]
-        plain[key * _JOKER_PRIME**2] = best(options)
-        naturals[key * _JOKER_PRIME**2] = combo[::-1]
-        if len(counts) == 3:
-            options += [
-                suited[key * _prime(r1) * _prime(r2)]
-                for r1, r2 in combinations(values, 2)
-                if r1 not in counts and r2 not in counts
-            ]
-            suited[key * _JOKER_PRIME**2] = best(options)
+    # Jokers (I-6): each joker becomes a standard card not in the hand. A rank multiset
+    # is reachable with a free suit for every card exactly when it has at most four
+    # cards of a rank, i.e. when it is a key of `plain`; the jokers can take the suit of
+    # one-suit standard cards exactly when all five ranks differ, i.e. when it is a key
+    # of `suited`. So the options are found by membership, and the best one is kept.
+    extras = {
+        1: _PRIMES,  # one joker: any rank
+        2: tuple(p * q for p, q in combinations_with_replacement(_PRIMES, 2)),  # two jokers
+    }
+    by_strength = attrgetter("strength_seed")
+    for jokers, reach in extras.items():
+        for combo in combinations_with_replacement(values, 5 - jokers):
+            if max(Counter(combo).values()) + jokers == 5:
+                continue  # five of a kind, above
+            key = _product(combo)
+            joker_key = key * _JOKER_PRIME**jokers
+            naturals[joker_key] = combo[::-1]
+            options = [plain[k] for k in (key * e for e in reach) if k in plain]
+            plain[joker_key] = max(options, key=by_strength)
+            if len(set(combo)) == len(combo):  # may share one suit
+                options += [suited[k] for k in (key * e for e in reach) if k in suited]
+                suited[joker_key] = max(options, key=by_strength)
     return plain, suited, naturals
 
 
@@ -382,15 +367,15 @@ def _plan(cls: _Class, naturals: tuple[int, ...]) -> tuple[int | str, ...]:
     """Where each card of `cls.ranks` (display order) comes from: an int is the index of a
     standard card in the hand sorted by rank (highest first, then ♠ ♥ ♦ ♣); a rank
     character is a card a joker stands for."""
-    free = list(enumerate(naturals))
+    taken: dict[int, int] = {}  # rank -> how many of its standard cards are placed
     plan: list[int | str] = []
     for rank in cls.ranks:
-        index = next((i for i, r in free if r == rank), None)
-        if index is None:
-            plan.append(RANKS[rank - 2])
+        k = taken.get(rank, 0)
+        if naturals.count(rank) > k:
+            plan.append(naturals.index(rank) + k)
+            taken[rank] = k + 1
         else:
-            plan.append(index)
-            free.remove((index, rank))
+            plan.append(RANKS[rank - 2])
     return tuple(plan)
 
 
@@ -472,9 +457,11 @@ def evaluate(cards: Sequence[str], ranking: str = "seed") -> HandValue:
     """
     if ranking not in _SCORES:
         _check_ranking(ranking)
-    if not (len(cards) == 5 and _CANONICAL.issuperset(cards) and len(set(cards)) == 5):
-        cards = _five_codes(cards)
-    return _value(cards, ranking)
+    try:  # fast path: five distinct canonical codes
+        canonical = len(cards) == 5 and _CANONICAL.issuperset(cards) and len(set(cards)) == 5
+    except TypeError:  # unhashable items: let the parser name them
+        canonical = False
+    return _value(cards if canonical else _five_codes(cards), ranking)
 
 
 def score(cards: Sequence[str], ranking: str = "seed") -> int:

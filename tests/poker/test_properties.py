@@ -4,7 +4,7 @@ to the best replacement by a standard card absent from the hand)."""
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -81,3 +81,38 @@ def test_two_jokers_are_the_best_two_absent_cards(naturals):
         best = max(score([*naturals, a, b], ranking) for a, b in combinations(absent, 2))
         assert score([*naturals, "JK1", "JK2"], ranking) == best
         assert score(list(value.cards), ranking) == best
+
+
+def _representatives(size: int):
+    """One hand of `size` standard cards per rank multiset (at most 3 of a rank) in mixed
+    suits, plus an all-spades hand when the ranks all differ. Under I-6 a joker hand's
+    value depends only on these two things (the suits are otherwise interchangeable)."""
+    for ranks in combinations_with_replacement("23456789TJQKA", size):
+        if max(ranks.count(r) for r in ranks) + (5 - size) >= 5:
+            continue  # five of a kind by count, tested by hand
+        seen: dict[str, int] = {}
+        hand = []
+        for r in ranks:
+            hand.append(r + "SHDC"[seen.get(r, 0)])
+            seen[r] = seen.get(r, 0) + 1
+        if len(set(ranks)) == size:
+            hand[0] = ranks[0] + "H"  # mixed suits
+            yield hand
+            yield [r + "S" for r in ranks]
+        else:
+            yield hand
+
+
+def test_joker_tables_are_the_best_replacement_exhaustively():
+    # I-6 checked for every rank pattern: one joker = the best absent card, two jokers =
+    # the best two absent cards, in both presets (four of a kind and straight flush are
+    # never both reachable, so one table serves both presets).
+    for size, jokers in ((4, ("JK1",)), (3, ("JK1", "JK2"))):
+        for naturals in _representatives(size):
+            absent = [c for c in STANDARD if c not in naturals]
+            for ranking in ("seed", "classic"):
+                best = max(
+                    score([*naturals, *extra], ranking)
+                    for extra in combinations(absent, len(jokers))
+                )
+                assert score([*naturals, *jokers], ranking) == best, (naturals, ranking)
