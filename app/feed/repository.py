@@ -51,8 +51,9 @@ def participants_by_external_id(
 
 def lock_participants_by_external_id(
     session: Session, event_id: int, external_ids: Iterable[str]
-) -> dict[str, Participant]:
-    """The event's participants with these external ids, row-locked in id order.
+) -> tuple[dict[str, Participant], dict[int, ParticipantState]]:
+    """The event's participants with these external ids, row-locked in id order,
+    and their stored states (absent before a participant's first take).
 
     One query for up to 500 participants (the lock is taken in `ORDER BY id`
     order); larger sets are looked up first and then locked by `lock_participants`.
@@ -61,16 +62,19 @@ def lock_participants_by_external_id(
     if len(ids) > 500:
         found = participants_by_external_id(session, event_id, ids)
         lock_participants(session, (p.id for p in found.values()))
-        return found
+        return found, states_of(session, (p.id for p in found.values()))
     if not ids:
-        return {}
-    rows = session.scalars(
-        select(Participant)
+        return {}, {}
+    rows = session.execute(
+        select(Participant, ParticipantState)
+        .outerjoin(ParticipantState, ParticipantState.participant_id == Participant.id)
         .where(Participant.event_id == event_id, Participant.external_id.in_(ids))
         .order_by(Participant.id)
-        .with_for_update()
-    )
-    return {p.external_id: p for p in rows}
+        .with_for_update(of=Participant)
+    ).all()
+    participants = {participant.external_id: participant for participant, _ in rows}
+    states = {participant.id: state for participant, state in rows if state is not None}
+    return participants, states
 
 
 def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, ParticipantState]:

@@ -97,6 +97,11 @@ class Deck:
     discard_codes: dict[int, str]  # checkpoint id -> discard code
     categorise: Callable[[Sequence[str]], str]
 
+    def card_or_discard(self, code: str) -> rules.CheckpointRef | None:
+        """The CP whose code or discard code `code` is, else None."""
+        normalised = normalize_code(code)
+        return self.checkpoints.get(normalised) or self.discards.get(normalised)
+
     def course(self, save_codes: Iterable[str]) -> rules.Course:
         return rules.Course(
             opens_at=self.event.opens_at,
@@ -364,7 +369,7 @@ def ingest(
                 fields=_validation_fields(exc),
             )
 
-    participants = repo.lock_participants_by_external_id(
+    participants, states = repo.lock_participants_by_external_id(
         session, event.id, (item.participant for _, item in valid)
     )
     accepted: list[tuple[int, TakeCreate, Participant]] = []
@@ -410,8 +415,15 @@ def ingest(
         new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
 
     outcomes: dict[int, rules.Outcome] = {}
-    states = repo.states_of(session, new)
-    save_codes = repo.save_codes_by_participant(session, new)
+    # Save codes are needed only to classify codes that are neither CP nor discard codes.
+    save_codes = repo.save_codes_by_participant(
+        session,
+        [
+            participant_id
+            for participant_id, takes in new.items()
+            if any(deck.card_or_discard(take.code) is None for take in takes)
+        ],
+    )
     for participant_id, takes in new.items():
         outcomes.update(
             apply_new_takes(
@@ -420,7 +432,7 @@ def ingest(
                 by_participant[participant_id],
                 takes,
                 row=states.get(participant_id),
-                save_codes=save_codes[participant_id],
+                save_codes=save_codes.get(participant_id, ()),
             )
         )
 
