@@ -51,30 +51,29 @@ def participants_by_external_id(
 
 def lock_participants_by_external_id(
     session: Session, event_id: int, external_ids: Iterable[str]
-) -> tuple[dict[str, Participant], dict[int, ParticipantState]]:
-    """The event's participants with these external ids, row-locked in id order,
-    and their stored states (absent before a participant's first take).
+) -> dict[str, Participant]:
+    """The event's participants with these external ids, row-locked in id order.
 
     One query for up to 500 participants (the lock is taken in `ORDER BY id`
     order); larger sets are looked up first and then locked by `lock_participants`.
+    Read the participants' states with a later statement (`states_of`): on
+    PostgreSQL only a statement that starts after the lock is granted sees what
+    the previous holder committed.
     """
     ids = sorted(set(external_ids))
     if len(ids) > 500:
         found = participants_by_external_id(session, event_id, ids)
         lock_participants(session, (p.id for p in found.values()))
-        return found, states_of(session, (p.id for p in found.values()))
+        return found
     if not ids:
-        return {}, {}
-    rows = session.execute(
-        select(Participant, ParticipantState)
-        .outerjoin(ParticipantState, ParticipantState.participant_id == Participant.id)
+        return {}
+    rows = session.scalars(
+        select(Participant)
         .where(Participant.event_id == event_id, Participant.external_id.in_(ids))
         .order_by(Participant.id)
-        .with_for_update(of=Participant)
-    ).all()
-    participants = {participant.external_id: participant for participant, _ in rows}
-    states = {participant.id: state for participant, state in rows if state is not None}
-    return participants, states
+        .with_for_update()
+    )
+    return {p.external_id: p for p in rows}
 
 
 def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, ParticipantState]:

@@ -369,7 +369,7 @@ def ingest(
                 fields=_validation_fields(exc),
             )
 
-    participants, states = repo.lock_participants_by_external_id(
+    participants = repo.lock_participants_by_external_id(
         session, event.id, (item.participant for _, item in valid)
     )
     accepted: list[tuple[int, TakeCreate, Participant]] = []
@@ -415,6 +415,7 @@ def ingest(
         new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
 
     outcomes: dict[int, rules.Outcome] = {}
+    states = repo.states_of(session, new)  # after the lock: sees the previous holder's state
     # Save codes are needed only to classify codes that are neither CP nor discard codes.
     save_codes = repo.save_codes_by_participant(
         session,
