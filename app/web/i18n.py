@@ -381,6 +381,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Эта ставка уже заменена или отозвана.",
         "That bid was already replaced or withdrawn.",
     ),
+    "event.status.draft": ("черновик", "draft"),
+    "event.status.course_open": ("дистанция открыта", "course open"),
+    "event.status.course_closed": ("дистанция закрыта", "course closed"),
+    "event.status.ceremony": ("церемония", "ceremony"),
+    "event.status.finished": ("завершено", "finished"),
+    "admin.event_status": ("Статус", "Status"),
     "admin.live": ("обновляется автоматически", "updates live"),
     "admin.csrf": (
         "Форма устарела или пришла не с этой страницы. Обновите страницу и повторите.",
