@@ -16,4 +16,4 @@ USER rogaine
 
 EXPOSE 8000
 # Migrate, then serve; proxy headers so BASE_URL-relative links and client IPs are right.
-CMD ["sh", "-c", "alembic upgrade head && exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*' --workers ${WEB_CONCURRENCY:-2}"]
+CMD ["sh", "-c", "alembic upgrade head && exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*' --no-access-log --workers ${WEB_CONCURRENCY:-2}"]

@@ -63,6 +63,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         proxy_headers=True,
         log_level=settings.log_level.lower(),
+        # Our RequestLogMiddleware writes the access line with secret path segments
+        # redacted; uvicorn's own access log would print /p/{token} and /t/{code}.
+        access_log=False,
     )
     return 0
 

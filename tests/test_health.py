@@ -113,3 +113,36 @@ def test_500_and_422_are_problems_without_traceback(settings, engine) -> None:
         body = invalid.json()
         assert body["code"] == "validation_error"
         assert body["errors"][0]["loc"] == ["path", "n"]
+
+
+def test_invalid_json_body_is_a_clear_problem(client: TestClient) -> None:
+    response = client.post(
+        "/api/v1/poker/evaluate",
+        content=b"{garbage",
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "validation_error"
+    assert body["detail"] == "The request body is not valid JSON."
+
+
+def test_serve_turns_off_uvicorn_access_log(monkeypatch, tmp_path) -> None:
+    """uvicorn's access log would print secret paths (/p/{token}); ours redacts them."""
+    import uvicorn
+
+    from app import cli
+    from app.core.config import get_settings
+
+    calls: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.db'}")
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ADMIN_TOKEN", ADMIN_TOKEN)
+    get_settings.cache_clear()
+    try:
+        monkeypatch.setattr(cli, "load_demo_if_empty", lambda *a, **k: None, raising=False)
+        cli.main(["serve", "--port", "8999"])
+    finally:
+        get_settings.cache_clear()
+    assert calls and calls[0]["access_log"] is False

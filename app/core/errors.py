@@ -156,10 +156,12 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = _validation_errors(exc)
-        fields = ", ".join(".".join(e["loc"]) for e in errors[:5])
-        return problem_response(
-            422, "validation_error", f"The request is not valid: {fields}.", errors=errors
-        )
+        if any(error["type"] == "json_invalid" for error in errors):
+            detail = "The request body is not valid JSON."
+        else:
+            fields = ", ".join(".".join(e["loc"]) for e in errors[:5])
+            detail = f"The request is not valid: {fields}."
+        return problem_response(422, "validation_error", detail, errors=errors)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

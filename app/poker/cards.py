@@ -50,6 +50,9 @@ _SUIT_ALIASES = {
     "♡": "H",
     "♢": "D",
     "♧": "C",
+    # Cyrillic look-alikes typed on a Russian keyboard layout: С (es) and Н (en).
+    "С": "C",
+    "Н": "H",
 }
 _RANK_ALIASES = {r: r for r in RANKS} | {
     "10": "T",

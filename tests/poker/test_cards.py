@@ -83,6 +83,13 @@ def test_cyrillic_te_is_ace_and_latin_t_is_ten():
     assert parse_card("TS") == "TS"  # Latin T
 
 
+def test_cyrillic_look_alike_suit_letters():
+    # A Russian keyboard layout types Cyrillic С (U+0421) and Н (U+041D) for C and H.
+    assert parse_card("К\u0421") == "KC"
+    assert parse_card("д\u043d") == "QH"  # lowercase дама + lowercase en
+    assert parse_card("10\u0421") == "TC"
+
+
 @pytest.mark.parametrize("knight", ["🂬", "🂼", "🃌", "🃜"])
 def test_knights_are_rejected(knight):
     with pytest.raises(CardError) as info:
