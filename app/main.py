@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import swagger_ui_bundle
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
@@ -41,6 +44,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         version="0.1.0",
         description="Orienteering poker rogaine: checkpoints, the field feed, award auctions "
         "and the poker-family games. Errors are RFC 9457 problem responses.",
+        # /docs is served below with Swagger UI's files from this app, not from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -58,6 +64,23 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestLogMiddleware)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount(
+        "/docs-assets",
+        StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
+        name="docs-assets",
+    )
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui() -> HTMLResponse:
+        """The OpenAPI explorer; every asset comes from this service (works offline)."""
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
+
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
