@@ -692,3 +692,32 @@ def test_undo_of_a_tie_removes_the_empty_tie_break_round(
     assert again["tie_break"] == {"round": 2, "eligible": ["P1", "P2"]}
     ok(bid(client, admin, w, 3, "P1", "P1_trips"), 201)
     problem(client.post(w.url(3, "/undo"), headers=admin), 409, "nothing_to_undo")
+
+
+def test_tie_break_round_without_bids_goes_to_lots_and_can_be_undone(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    """Both tied bidders could rebid but neither does: lots among them (RULES.md I-9);
+    the place records the winner's tied flush. Undo discards the draw (kept in the audit)."""
+    w = build(session, TIE)
+    ok(client.post(w.url(3, "/open"), headers=admin))
+    ok(bid(client, admin, w, 3, "P1", "P1_flush"), 201)
+    ok(bid(client, admin, w, 3, "P2", "P2_flush"), 201)
+    assert ok(client.post(w.url(3, "/close"), headers=admin))["tie_break"]["round"] == 2
+    closed = ok(client.post(w.url(3, "/close"), headers=admin, json={"lots_seed": 7}))
+    expected = random.Random(7).choice(["P1", "P2"])
+    assert (closed["round"], closed["resolution"], closed["winner"], closed["bids"]) == (
+        2,
+        "lots",
+        expected,
+        [],
+    )
+    place = ok(client.get(f"/api/v1/events/{w.event_id}/auctions/results"))["places"][2]
+    assert place["participant"] == expected
+    assert place["combination"]["id"] == w.combos[f"{expected}_flush"]
+
+    undone = ok(client.post(w.url(3, "/undo"), headers=admin))
+    assert (undone["status"], undone["round"], undone["winner"]) == ("open", 2, None)
+    entries = audit_entries(session, w.event_id)
+    undo = [d for action, d in entries if action == "auction.undo_close"]
+    assert undo[0]["undone"]["lots"]["seed"] == 7
