@@ -5,7 +5,7 @@ A participant signs in by personal link, scans 5 CPs, discards 2, draws 2, saves
 organiser opens the auction for 3rd place, the participant bids from the phone page,
 the organiser closes it and the projector view reveals the bids and the winner.
 Screenshots at 360 px and 1280 px go to test-artifacts/; axe-core checks the
-participant pages for serious or critical violations.
+participant pages (and a few organiser pages) for serious or critical violations.
 """
 
 from __future__ import annotations
@@ -138,9 +138,11 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     assert admin.url == f"{url}/admin/events/{event_id}"
     assert admin.locator("[data-live-field=participants]").inner_text() == "2"
     screenshot(admin, "admin-dashboard-1280")
+    assert axe_violations(admin) == []
     admin.goto(f"{url}/admin/events/{event_id}/participants/11")
     assert "Анна" in admin.locator("h1").inner_text()
     screenshot(admin, "admin-participant-1280")
+    assert axe_violations(admin) == []
 
     # The course closes; the ceremony starts with the auction for 3rd place.
     with Session(live_server.engine) as db:
@@ -195,6 +197,7 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     admin.get_by_role("button", name="Показать следующую").click()
     assert "Анна" in admin.locator(".podium").inner_text()
     screenshot(admin, "admin-projector-1280")
+    assert axe_violations(admin) == []
 
     # The phone shows the revealed results.
     page.goto(f"{url}/me/ceremony")
