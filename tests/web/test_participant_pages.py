@@ -196,3 +196,15 @@ def test_pages_are_not_cached_and_english_works(client: TestClient, session: Ses
     page = client.get(f"/t/{event_cp_code(event, 'QH')}")
     assert "The take counted" in page.text
     assert '<html lang="en">' in page.text
+
+
+def test_code_guessing_is_refused_in_plain_words(client: TestClient, session: Session, settings):
+    _, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    limit = settings.scan_unknown_codes_per_minute
+    for i in range(limit):
+        assert client.get(f"/t/GUESS{i}", follow_redirects=False).status_code == 303
+    refused = client.get("/t/GUESS-MORE")
+    assert refused.status_code == 429
+    assert "Слишком много неверных кодов" in refused.text
+    assert takes_of(session, anna.id) == limit
