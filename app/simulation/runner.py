@@ -62,7 +62,7 @@ P_FORGET_DECISION = 0.06  # walks on with 5 cards and scans a 6th (hand_full)
 P_DOUBLE_DISCARD = 0.03  # the same discard code entered twice (card_not_in_hand)
 P_THIRD_DISCARD = 0.15  # tries to discard in round 3 (no_discards_left)
 P_REUSE_SAVE = 0.03  # enters an already used save code (code_already_used)
-P_EARLY_SAVE = 0.01  # enters a save code with 4 cards (hand_not_full)
+P_SHORT_SAVE = 0.1  # at the finish, tries to save a short hand (hand_not_full)
 P_SAVE_CODE_TYPO = 0.02  # a save code nobody has (unknown_code)
 ENDGAME = timedelta(minutes=60)  # this close to their finish, a full hand is saved
 
@@ -467,9 +467,8 @@ class Simulation:
             if code is not None:
                 self._deliver(agent, items, at)
                 agent.applied(Decision(save=True), code)
-        elif agent.hand and agent.rng.random() < P_EARLY_SAVE * 10:
-            items = []  # saves 4 cards by mistake: hand_not_full
-            code = agent.next_save_code()
+        elif agent.hand and agent.rng.random() < P_SHORT_SAVE:
+            code = agent.next_save_code()  # tries to save a short hand: hand_not_full
             if code is not None:
                 self._deliver(agent, [self._item(agent, code, at)], at)
 
