@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from app.simulation.course import build_course  # noqa: E402
 
 TOKEN = "benchmark-organiser-token-0123456789"
+KEEP_ALIVE = 4.0  # seconds a client reuses an idle connection (uvicorn's default is 5)
 API = "/api/v1"
 
 
@@ -191,8 +192,11 @@ class Connection:
         self.port = port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.last_used = 0.0
 
     async def request(self, method: str, path: str, body: bytes, headers: str) -> tuple[int, bytes]:
+        if self.writer is not None and time.perf_counter() - self.last_used > KEEP_ALIVE:
+            self.close()  # uvicorn closes idle connections after 5 s: open a new one
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         assert self.reader is not None
@@ -207,7 +211,9 @@ class Connection:
         for line in lines[1:]:
             if line.lower().startswith("content-length:"):
                 length = int(line.split(":", 1)[1])
-        return int(lines[0].split()[1]), await self.reader.readexactly(length)
+        payload = await self.reader.readexactly(length)
+        self.last_used = time.perf_counter()
+        return int(lines[0].split()[1]), payload
 
     def close(self) -> None:
         if self.writer is not None:
@@ -231,6 +237,7 @@ async def load(
     """
     latencies: list[float] = []
     errors = 0
+    first_error: list[str] = []
     started = time.perf_counter()
     stop_at = started + time_limit
 
@@ -268,6 +275,7 @@ async def load(
         "p50": percentile(latencies, 0.50) * 1000,
         "p99": percentile(latencies, 0.99) * 1000,
         "errors": errors,
+        "first_error": first_error[0] if first_error else "",
     }
 
 
@@ -366,6 +374,8 @@ def print_row(row: dict) -> None:
         f"  p99 {row['p99']:>7.1f} ms  errors {row['errors']:>3}  {ratio}",
         flush=True,
     )
+    if row.get("first_error"):
+        print(f"  first error: {row['first_error']}", flush=True)
 
 
 def main() -> int:

@@ -5,7 +5,9 @@ Use the `Annotated` aliases in routes: `SessionDep`, `SettingsDep`, `OrganiserDe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -20,8 +22,50 @@ def get_settings_dep(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """One session per request: committed when the route returns, rolled back if it raises."""
+# Worker threads of Starlette's thread pool (anyio's default limiter) that run `def` routes.
+THREAD_POOL_SIZE = 40
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def database_concurrency(settings: Settings) -> int:
+    """How many requests of one process may hold a database session at the same time.
+
+    SQLite: 4 (every transaction takes the write lock, they run one at a time
+    anyway). PostgreSQL: the connection pool (pool size + overflow), at most 32,
+    always below the thread pool's 40 threads.
+    """
+    if settings.is_sqlite:
+        return 4
+    return max(1, min(settings.db_pool_size + settings.db_max_overflow, THREAD_POOL_SIZE - 8))
+
+
+async def database_gate(request: Request) -> AsyncIterator[None]:
+    """Admit a request to the database only when one of the process's slots is free.
+
+    The wait happens on the event loop, not in a worker thread. Without it a
+    burst larger than the thread pool deadlocks a process: every thread blocks
+    waiting for a pooled connection (or SQLite's write lock) held by requests
+    that in turn wait for a free thread to run their next dependency or route,
+    until the 30 s timeouts turn them all into errors. Per-process and in memory
+    by design: it limits this process's own threads, nothing shared.
+    """
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(database_concurrency(request.app.state.settings))
+    async with gate:
+        yield
+
+
+def get_session(
+    request: Request, _gate: Annotated[None, Depends(database_gate, scope="function")]
+) -> Iterator[Session]:
+    """One session per request: committed when the route returns, rolled back if it raises.
+
+    Opened only once the request passed `database_gate`.
+    """
     session: Session = request.app.state.sessionmaker()
     try:
         yield session
