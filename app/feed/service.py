@@ -778,6 +778,8 @@ def log(
                 Checkpoint.event_id == event.id, Checkpoint.number == checkpoint
             )
         )
+        if cp_id is None:  # no such CP: no take of it (not "takes of no CP")
+            return LogRead(total=0, items=[])
         query = query.where(TakeOutcome.checkpoint_id == cp_id)
     if kind is not None:
         query = query.where(TakeOutcome.kind == kind)

@@ -151,6 +151,7 @@ def test_log_filters_and_warnings(client, admin, world):
     assert total() == 9
     assert total(participant=b.external_id) == 2
     assert total(checkpoint=1) == 0  # CP 1 is 2♠ in the test deck: nobody took it
+    assert total(checkpoint=99) == 0  # no such CP
     assert total(checkpoint=40) == 3  # 2♣ (index 39): Alice's take, Bob's take and discard
     assert total(outcome="rejected") == 3  # hand_full, unknown, Bob's hand_not_full
     assert total(reason="hand_not_full") == 1
