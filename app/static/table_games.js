@@ -45,16 +45,32 @@
   function saveTokens(id, tokens) {
     try { localStorage.setItem(storageKey(id), JSON.stringify(tokens)); } catch (e) { /* private mode */ }
   }
+  function storedTokens(id) {
+    try { return JSON.parse(localStorage.getItem(storageKey(id)) || "null"); } catch (e) { return null; }
+  }
+  // `#p=<table token>,<seat 0 token>,...` (a /g/ link hands over one token, the other
+  // parts empty): merged with the tokens already kept on this device, then stored.
   function loadTokens(id) {
     var match = /[#&]p=([^&]*)/.exec(location.hash);
     if (match) {
       var parts = decodeURIComponent(match[1]).split(",");
-      var tokens = { table_token: parts[0] || null, player_tokens: parts.slice(1) };
+      var kept = storedTokens(id) || {};
+      kept.player_tokens = kept.player_tokens || [];
+      var players = parts.slice(1);
+      for (var i = 0; i < Math.max(players.length, kept.player_tokens.length); i++) {
+        players[i] = players[i] || kept.player_tokens[i] || "";
+      }
+      var tokens = { table_token: parts[0] || kept.table_token || null, player_tokens: players };
       saveTokens(id, tokens);
       history.replaceState(null, "", location.pathname);
       return tokens;
     }
-    try { return JSON.parse(localStorage.getItem(storageKey(id)) || "null"); } catch (e) { return null; }
+    return storedTokens(id);
+  }
+  // The token to read the game with: the table's, else any player's of this device.
+  function readToken(tokens) {
+    if (!tokens) return null;
+    return tokens.table_token || tokens.player_tokens.filter(function (x) { return x; })[0] || null;
   }
 
   function showError(message) {
@@ -75,11 +91,13 @@
     document.getElementById("readonly").hidden = !!this.tokens;
   }
   GamePage.prototype.canAct = function () {
-    return !!(this.tokens && this.game && !this.game.is_over && !this.busy);
+    if (!(this.tokens && this.game && !this.game.is_over && !this.busy)) return false;
+    // a device with only a player's token (a /g/ link) acts only when that seat is to act
+    return !!(this.tokens.table_token || this.tokens.player_tokens[this.game.current_players[0]]);
   };
   GamePage.prototype.load = function () {
     var self = this;
-    var token = self.tokens ? self.tokens.table_token : null;
+    var token = readToken(self.tokens);
     return api("GET", "/api/v1/games/" + self.id, null, token).then(function (game) {
       self.game = game; self.render(game); showError("");
     }).catch(function (e) { showError(e.message); });

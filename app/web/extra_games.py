@@ -10,9 +10,15 @@ public view read-only.
 
 - `GET /games/poker-dice` new game; `GET /games/poker-dice/{game_id}` the sheet;
 - `GET /games/locus-poker` new game; `GET /games/locus-poker/{game_id}` the grid.
+
+A token link `/g/{token}` of one of these games (`app.web.liars_table`) redirects to
+`page_link(...)`: the page with the token in the fragment `#p=...`, which the
+script stores on the device and removes from the address bar.
 """
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 
@@ -42,6 +48,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "games.winner": ("Победитель: {name}", "Winner: {name}"),
     "games.draw": ("Ничья", "Draw"),
     "games.error": ("Ошибка", "Error"),
+    "link.not_found": ("Ссылка не найдена", "Link not found"),
+    "link.not_found_lead": (
+        "Такой ссылки на игру нет. Проверьте, что она скопирована целиком.",
+        "There is no game with this link. Check that it was copied in full.",
+    ),
     # poker dice
     "dice.title": ("Покер в кости", "Poker dice"),
     "dice.lead": (
@@ -133,8 +144,26 @@ MESSAGES: dict[str, tuple[str, str]] = {
 for _key, _pair in MESSAGES.items():
     i18n.MESSAGES.setdefault(_key, _pair)
 
+# module -> the path of its page (the game id appended); the pages `/g/{token}` hands over to.
+PAGES: dict[str, str] = {"poker-dice": "/games/poker-dice/", "locus-poker": "/games/locus-poker/"}
+
 DICE_JS_KEYS = [k for k in MESSAGES if k.startswith(("games.", "dice."))]
 LOCUS_JS_KEYS = [k for k in MESSAGES if k.startswith(("games.", "locus."))]
+
+
+def page_link(module: str, game_id: int, token: str, seat: int | None) -> str | None:
+    """The page of game `game_id` opened with `token`, or None when `module` has no page here.
+
+    The token travels in the fragment as `/static/table_games.js` reads it:
+    `#p=<table token>,<seat 0 token>,<seat 1 token>,...` (empty parts allowed). A table
+    token (`seat` None) fills the first part; a player token of `seat` stands at its seat
+    with the other parts empty. The fragment never reaches a server or its logs.
+    """
+    path = PAGES.get(module)
+    if path is None:
+        return None
+    parts = [token] if seat is None else [""] * (seat + 1) + [token]
+    return f"{path}{game_id}#p={quote(','.join(parts), safe=',')}"
 
 
 def _strings(request: Request, keys: list[str]) -> dict[str, str]:

@@ -10,6 +10,9 @@
   their turn). The pages are rendered on the server; a small script
   (`/static/liars.js`) sends actions to `POST /api/v1/games/{id}/actions` with the
   page's token and reloads when the game's `seq` changes.
+  `/g/{token}` serves every module: a token of a poker dice or Locus Poker game is
+  redirected (303) to that game's page (`app.web.extra_games.page_link`); an unknown
+  token gets a neutral "link not found" page (404).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from app.core.deps import SessionDep
 from app.core.errors import AppError
 from app.games import service
 from app.web import i18n
-from app.web.common import render
+from app.web.common import render, see_other
+from app.web.extra_games import page_link
 
 router = APIRouter(include_in_schema=False)
 MODULE = "liars-holdem"
@@ -119,7 +123,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "lh.cancelled": ("Раздача отменена, ставки возвращены", "Hand cancelled, bets returned"),
     "lh.standings": ("Итог", "Standings"),
     "lh.rake_total": ("Рейк всего: {n}", "Rake so far: {n}"),
-    "lh.not_found": ("Ссылка не найдена.", "This link is not known."),
     "lh.ante": ("Анте {n}, бай-ин {b}", "Ante {n}, buy-in {b}"),
     "lh.cat.high_card": ("старшее число", "high card"),
     "lh.cat.pair": ("пара", "pair"),
@@ -184,14 +187,22 @@ def create_table(
 
 @router.get("/g/{token}")
 def table_or_player(token: str, request: Request, session: SessionDep) -> Response:
-    """The dealer assistant (table token) or a player's phone page (player token)."""
+    """The page a table or player token opens, for a game of any module.
+
+    Liar's Poker: the dealer assistant (table token) or a player's phone page (player
+    token). Poker dice, Locus Poker: 303 to the game's page with the token in the
+    fragment. An unknown token (or a module without a page): 404 "link not found".
+    """
     found = service.game_by_token(session, token)
     if found is None:
-        return render(request, "games/liars_missing.html", {}, status=404)
+        return render(request, "games/link_missing.html", {}, status=404)
     game_id, viewer = found
     loaded = service.load(session, game_id)
     if loaded.game.module != MODULE:
-        return render(request, "games/liars_missing.html", {}, status=404)
+        link = page_link(loaded.game.module, game_id, token, viewer.seat)
+        if link is None:
+            return render(request, "games/link_missing.html", {}, status=404)
+        return see_other(link)
     game = service.read(loaded, viewer)
     names = {p["seat"]: p["name"] for p in game["players"]}
     return render(

@@ -110,3 +110,27 @@ def test_locus_poker_against_the_computer(live_server, phone):
     assert page.locator(".locus-card.chip-p1").count() == 1
     assert axe_violations(page) == []
     screenshot(page, "locus-poker-360")
+
+
+def test_player_link_hands_the_token_to_the_locus_page(live_server, phone):
+    """`/g/{player_token}` → the grid with the token kept on the phone; the player moves."""
+    created = httpx.post(
+        f"{live_server.url}/api/v1/games",
+        json={
+            "module": "locus-poker",
+            "players": ["Ola", "Computer"],
+            "options": {"grid": GRID, "opponent": "greedy"},
+        },
+    ).json()
+    ola = created["player_tokens"][0]
+    page = phone.new_page()
+    page.goto(f"{live_server.url}/g/{ola}")
+    page.wait_for_selector(".locus-card")
+    assert page.url == f"{live_server.url}/games/locus-poker/{created['id']}"  # fragment gone
+    assert page.locator("#readonly").is_hidden()
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('rogaine-game-{created['id']}'))")
+    assert kept == {"table_token": None, "player_tokens": [ola]}
+    page.locator(".locus-card").nth(1 * 6 + 1).click()  # as in the game above: 11 face up
+    page.wait_for_selector("#play-up:has-text('11')")
+    page.locator("#play-up").click()
+    page.wait_for_selector("#turns li >> nth=1")  # Ola's move and the computer's reply
