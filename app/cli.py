@@ -208,6 +208,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             with transaction(factory) as session:
                 event = session.get(Event, event_id)
                 assert event is not None
+                if feed_service.feed_frozen(session, event):
+                    print(f"event {event_id}: skipped, the feed is closed (ceremony begun)")
+                    continue
                 participants, takes, changed = feed_service.rebuild_event(
                     session, event, actor="cli"
                 )

@@ -118,9 +118,16 @@ def update_event(
     """Change name, window, time zone, ranking preset, save codes count or places.
 
     A new window or ranking preset changes what recorded takes mean, so the field
-    feed is replayed for the whole event (RULES.md I-4) when takes exist.
+    feed is replayed for the whole event (RULES.md I-4) when takes exist; once the
+    ceremony has begun (an auction opened) such a change is refused: 409 `feed_closed`.
     """
     judged_by = (event.opens_at, event.closes_at, event.hand_ranking)
+    changes = data.model_dump(exclude_unset=True)
+    if any(
+        field in changes and changes[field] != current
+        for field, current in zip(("opens_at", "closes_at", "hand_ranking"), judged_by, strict=True)
+    ):
+        feed_service.ensure_feed_open(session, event)
     event_service.update_event(session, event, data)
     if (event.opens_at, event.closes_at, event.hand_ranking) != judged_by and (
         repository.event_has_takes(session, event.id)

@@ -25,9 +25,10 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.auctions.models import Auction
 from app.core import audit
 from app.core.db import utcnow
-from app.core.errors import Conflict, NotFound, TooManyRequests, Unprocessable
+from app.core.errors import AppError, Conflict, NotFound, TooManyRequests, Unprocessable
 from app.events.codes import normalize_code
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed import repository as repo
@@ -294,6 +295,49 @@ def replay_participant(
     return by_id, changed
 
 
+# -- the freeze at the ceremony -----------------------------------------------------------------
+
+FEED_CLOSED = "feed_closed"
+FROZEN_STATUSES = ("ceremony", "finished")
+
+
+def feed_frozen(session: Session, event: Event) -> bool:
+    """True once the ceremony has begun: the event is `ceremony`/`finished`, or any
+    auction of the event has been opened (its results rest on the combinations).
+
+    The event row is read FOR SHARE (PostgreSQL): opening an auction locks it FOR
+    UPDATE, so a delivery either commits before the auction opens or sees it open.
+    """
+    status = session.scalar(
+        select(Event.status).where(Event.id == event.id).with_for_update(read=True)
+    )
+    if status in FROZEN_STATUSES:
+        return True
+    opened = session.scalar(
+        select(Auction.id)
+        .where(
+            Auction.event_id == event.id,
+            (Auction.status != "pending") | Auction.opened_at.is_not(None),
+        )
+        .limit(1)
+    )
+    return opened is not None
+
+
+def feed_closed_error() -> Conflict:
+    return Conflict(
+        "The feed is closed: the ceremony has begun (an auction was opened), so takes, "
+        "corrections and replays can no longer change the combinations.",
+        code=FEED_CLOSED,
+    )
+
+
+def ensure_feed_open(session: Session, event: Event) -> None:
+    """Raise Conflict `feed_closed` (409) once the ceremony has begun (`feed_frozen`)."""
+    if feed_frozen(session, event):
+        raise feed_closed_error()
+
+
 # -- delivering takes ------------------------------------------------------------------------
 
 
@@ -389,7 +433,22 @@ def ingest(
     by_participant: dict[int, Participant] = {}
     stored: dict[int, int] = {}  # item index -> take id
     duplicates: dict[int, int] = {}
+    if accepted and feed_frozen(session, event):
+        # The ceremony has begun: nothing new is stored; a redelivery still answers
+        # `duplicate_delivery` (idempotency).
+        closed = feed_closed_error()
+        still: list[tuple[int, TakeCreate, Participant]] = []
+        for index, item, participant in accepted:
+            original = repo.take_by_source(session, event.id, item.source, item.source_id)
+            if original is None:
+                results[index] = _item_error(item.source_id, closed.code, closed.detail)
+            else:
+                duplicates[index] = original.id
+                still.append((index, item, participant))
+        accepted = still
     for index, item, participant in accepted:
+        if index in duplicates:
+            continue
         payload = payloads[index] if payloads else item.model_dump(mode="json")
         take_id = repo.insert_take(
             session,
@@ -530,6 +589,7 @@ def scan(
         session, event, [item], recorded_by=f"participant:{participant.external_id}",
         received_at=now,
     )  # fmt: skip
+    _raise_if_closed(result)
     return for_participant(result, seen_cards(session, participant.id))
 
 
@@ -538,10 +598,12 @@ def scan(
 
 def void_take(session: Session, event: Event, take_id: int, reason: str, *, actor: str) -> LogItem:
     """Void a take (an organiser correction): a new `take_void` row, the take stays in the
-    log; the participant is replayed. 404 `take_not_found`, 409 `take_already_voided`."""
+    log; the participant is replayed. 404 `take_not_found`, 409 `take_already_voided`;
+    409 `feed_closed` once the ceremony has begun."""
     take = session.get(Take, take_id)
     if take is None or take.event_id != event.id:
         raise NotFound(f"Take {take_id} does not exist in this event.", code="take_not_found")
+    ensure_feed_open(session, event)
     participant = session.get(Participant, take.participant_id)
     assert participant is not None
     repo.lock_participants(session, [participant.id])
@@ -561,6 +623,12 @@ def void_take(session: Session, event: Event, take_id: int, reason: str, *, acto
     return log(session, event, take_id=take_id).items[0]
 
 
+def _raise_if_closed(result: TakeResult) -> None:
+    """A single take refused because the feed is closed: 409 `feed_closed`."""
+    if result.error is not None and result.error.code == FEED_CLOSED:
+        raise AppError(result.error.detail, code=FEED_CLOSED, status=409)
+
+
 def add_take(
     session: Session,
     event: Event,
@@ -573,7 +641,7 @@ def add_take(
     actor: str,
 ) -> TakeResult:
     """Add a missing take (an organiser correction, e.g. from a paper backup), source
-    `organiser`. 404 `participant_not_found`."""
+    `organiser`. 404 `participant_not_found`; 409 `feed_closed` once the ceremony began."""
     if participant not in repo.participants_by_external_id(session, event.id, [participant]):
         raise NotFound(
             f"No participant {participant!r} in this event.", code="participant_not_found"
@@ -587,6 +655,7 @@ def add_take(
     }
     payload = {**TakeCreate.model_validate(item).model_dump(mode="json"), "note": note}
     (result,) = ingest(session, event, [item], recorded_by=actor, payloads=[payload])
+    _raise_if_closed(result)
     if result.status == "accepted":
         audit.record(
             session,
@@ -620,8 +689,11 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
     """Replay every participant of `event` from the log (RULES.md I-4).
 
     Returns (participants, takes, takes whose outcome changed). On a consistent
-    projection nothing changes: a rebuild gives the identical state.
+    projection nothing changes: a rebuild gives the identical state. 409
+    `feed_closed` once the ceremony has begun (the auction results rest on the
+    combinations as they are).
     """
+    ensure_feed_open(session, event)
     deck = load_deck(session, event)
     participant_ids = repo.participant_ids_with_takes(session, event.id)
     repo.lock_participants(session, participant_ids)
