@@ -123,8 +123,8 @@ def import_takes(
 def scan(
     body: ScanCreate, participant: ParticipantDep, session: SessionDep, settings: SettingsDep
 ) -> TakeResult:
-    """One take at the server's clock, source `phone`. A `hand_full` take is shown as an
-    ordinary counted take (RULES.md I-1: the device reacts as usual); 429
+    """One take at the server's clock, source `phone`. A `hand_full` take is `rejected`/
+    `hand_full` with no card and no discard code (RULES.md I-1: the CP is not consumed); 429
     `too_many_unknown_codes` when unknown codes are typed too often."""
     return service.scan(
         session,

@@ -513,7 +513,8 @@ def ingest(
 
 
 def seen_cards(session: Session, participant_id: int) -> set[str]:
-    """Cards the participant has seen: those of CPs they took while the course was open.
+    """Cards the participant has seen: those of CPs they took while the course was open
+    (not `hand_full` takes: the CP was not consumed and its card stays hidden, I-1).
 
     Only these cards are ever shown to the participant (a discard code of
     another CP must not reveal that CP's card).
@@ -524,6 +525,7 @@ def seen_cards(session: Session, participant_id: int) -> set[str]:
             TakeOutcome.kind == "card",
             TakeOutcome.card.is_not(None),
             TakeOutcome.reason.is_distinct_from(rules.OUTSIDE_COURSE_HOURS),
+            TakeOutcome.reason.is_distinct_from(rules.HAND_FULL),
             TakeOutcome.reason.is_distinct_from(VOIDED),
         )
     )
@@ -533,15 +535,14 @@ def seen_cards(session: Session, participant_id: int) -> set[str]:
 def for_participant(result: TakeResult, seen: set[str]) -> TakeResult:
     """The result as the participant's device shows it.
 
-    RULES.md §1.2 rule 1 / I-1: a `hand_full` take is "shown as an ordinary
-    successful take" to the device: `outcome` `counted`, `reason` null, with
-    the card and its discard code as for any counted take. (The organiser's
-    feed and log, and the participant's state, show the truth: `rejected`,
-    `hand_full`.) Cards the participant has not seen are never shown.
+    RULES.md I-1: a `hand_full` take does not consume the CP, so its card is
+    not revealed: `outcome` `rejected`, `reason` `hand_full`, no card and no
+    discard code (the phone page explains "hand full"). Cards the participant
+    has not seen are never shown.
     """
     data = result.model_dump()
     if result.reason == rules.HAND_FULL:
-        data["outcome"], data["reason"] = rules.COUNTED, None
+        data["card"] = data["card_display"] = data["discard_code"] = None
     if result.card is not None and result.card not in seen:
         data["card"] = data["card_display"] = data["discard_code"] = None
     if result.kind != "card" or result.reason == rules.OUTSIDE_COURSE_HOURS:
@@ -739,7 +740,11 @@ def _take_fields(
     checkpoint = (
         deck.numbers.get(outcome.checkpoint_id) if outcome and outcome.checkpoint_id else None
     )
-    if seen is not None and card is not None and card not in seen:
+    if (
+        seen is not None
+        and card is not None
+        and (card not in seen or (outcome is not None and outcome.reason == rules.HAND_FULL))
+    ):  # the participant's view: a hand_full take reveals no card (I-1)
         card = checkpoint = None
     return {
         "take_id": take.id,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -32,14 +34,25 @@ def test_scan_counts_at_the_server_clock(client, open_world):
     assert me["takes"][0]["source"] == "phone"
 
 
-def test_hand_full_is_shown_to_the_phone_as_an_ordinary_take(client, admin, open_world):
-    # RULES.md §1.2 rule 1: the device reacts "as usual"; the organiser sees hand_full.
+def test_hand_full_reveals_no_card_to_the_participant(client, admin, open_world):
+    # RULES.md I-1: the 6th card take does not consume the CP, so the participant must
+    # not learn its card (7♦) nor its discard code (D7D); the organiser sees the truth.
     w, a = open_world, open_world.alice
     for card in ["2D", "3D", "4D", "5D", "6D"]:
         assert scan(client, a, w.cp(card)).json()["outcome"] == "counted"
-    sixth = scan(client, a, w.cp("7D")).json()
-    assert (sixth["outcome"], sixth["reason"], sixth["card"]) == ("counted", None, "7D")
-    assert sixth["discard_code"] == "D7D"
+    response = scan(client, a, w.cp("7D"))
+    sixth = response.json()
+    assert (sixth["outcome"], sixth["reason"]) == ("rejected", "hand_full")
+    assert sixth["card"] is None and sixth["card_display"] is None
+    assert sixth["discard_code"] is None
+    me = client.get("/api/v1/me/state", headers=bearer(a))
+    own = client.get(f"/api/v1/events/{w.id}/participants/201/state", headers=bearer(a))
+    full = [t for t in me.json()["takes"] if t["reason"] == "hand_full"]
+    assert len(full) == 1 and full[0]["outcome"] == "rejected"
+    for text in (json.dumps(r.json(), ensure_ascii=False) for r in (response, me, own)):
+        # The card's code ("7D" outside the scanned CP code), display form, discard code.
+        assert "7♦" not in text and "D7D" not in text
+        assert '"7D"' not in text
     log = client.get(
         f"/api/v1/events/{w.id}/takes", params={"reason": "hand_full"}, headers=admin
     ).json()
