@@ -98,6 +98,15 @@ def problem_response(
     **extra: Any,
 ) -> JSONResponse:
     """Build an RFC 9457 problem response."""
+    body = problem_body(status, code, detail, title=title, **extra)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+
+
+def problem_body(
+    status: int, code: str, detail: str, *, title: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The RFC 9457 problem object (`type`, `title`, `status`, `detail`, `code`, plus
+    `extra`): the body of a problem response, or embedded in a result (a bad batch item)."""
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + code,
         "title": title or HTTPStatus(status).phrase,
@@ -106,7 +115,7 @@ def problem_response(
         "code": code,
     }
     body.update(jsonable_encoder(extra))
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+    return body
 
 
 _STATUS_CODES = {

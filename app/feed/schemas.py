@@ -37,8 +37,14 @@ class TakesBatchCreate(BaseModel):
 
 
 class ItemError(BaseModel):
-    code: str
+    """The error of one batch item: an RFC 9457 problem object (as the problem
+    responses, `app.core.errors.problem_body`) plus `fields` (the invalid fields)."""
+
+    type: str
+    title: str
+    status: int
     detail: str
+    code: str
     fields: list[dict[str, Any]] = []
 
 

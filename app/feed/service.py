@@ -28,7 +28,14 @@ from sqlalchemy.orm import Session
 from app.auctions.models import Auction
 from app.core import audit
 from app.core.db import utcnow
-from app.core.errors import AppError, Conflict, NotFound, TooManyRequests, Unprocessable
+from app.core.errors import (
+    AppError,
+    Conflict,
+    NotFound,
+    TooManyRequests,
+    Unprocessable,
+    problem_body,
+)
 from app.events.codes import normalize_code
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed import repository as repo
@@ -341,13 +348,15 @@ def ensure_feed_open(session: Session, event: Event) -> None:
 # -- delivering takes ------------------------------------------------------------------------
 
 
-def _item_error(source_id: Any, code: str, detail: str, **kwargs: Any) -> TakeResult:
-    """The result of an item that was not stored (`status` `error`)."""
+def _item_error(
+    source_id: Any, status: int, code: str, detail: str, fields: list[dict[str, Any]] | None = None
+) -> TakeResult:
+    """The result of an item that was not stored (`status` `error`); `error` is an
+    RFC 9457 problem object (`problem_body`) with the HTTP status the item alone would get."""
     valid = isinstance(source_id, str | int) and not isinstance(source_id, bool)
     text = str(source_id)[:128] if valid else None
-    return TakeResult(
-        source_id=text, status="error", error=ItemError(code=code, detail=detail, **kwargs)
-    )
+    error = ItemError(**problem_body(status, code, detail, fields=fields or []))
+    return TakeResult(source_id=text, status="error", error=error)
 
 
 def _validation_fields(exc: ValidationError) -> list[dict[str, Any]]:
@@ -405,6 +414,7 @@ def ingest(
             source_id = raw.get("source_id") if isinstance(raw, dict) else None
             results[index] = _item_error(
                 source_id,
+                422,
                 "invalid_take",
                 "The take is not valid: "
                 + "; ".join(
@@ -422,6 +432,7 @@ def ingest(
         if participant is None:
             results[index] = _item_error(
                 item.source_id,
+                404,
                 "participant_not_found",
                 f"No participant {item.participant!r} in this event.",
             )
@@ -441,7 +452,7 @@ def ingest(
         for index, item, participant in accepted:
             original = repo.take_by_source(session, event.id, item.source, item.source_id)
             if original is None:
-                results[index] = _item_error(item.source_id, closed.code, closed.detail)
+                results[index] = _item_error(item.source_id, 409, closed.code, closed.detail)
             else:
                 duplicates[index] = original.id
                 still.append((index, item, participant))

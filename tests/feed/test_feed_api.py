@@ -255,3 +255,20 @@ def test_a_late_take_rewrites_a_saved_combination_under_the_same_id(client, admi
     assert s["takes"][-1]["previous"]["outcome"] == "counted"
     assert s["save_codes_left"] == 10
     assert s["hand"] == ["3S", "4S", "5S", "6S"]
+
+
+def test_a_bad_item_error_is_a_problem_object(client, admin, world):
+    # The item's `error` has the shape of a problem response (RFC 9457) plus `fields`.
+    w = world
+    naive = take(w, w.alice, w.cp("2S"), 1, sid="n1")
+    naive["taken_at"] = "2026-06-12T12:00:00"
+    stranger = take(w, w.alice, w.cp("3S"), 2, sid="s1")
+    stranger["participant"] = "nobody"
+    bad, missing = (r["error"] for r in deliver(client, admin, w, [naive, stranger]))
+    assert set(bad) == {"type", "title", "status", "detail", "code", "fields"}
+    assert bad["type"] == "https://rogaine-poker.example/problems/invalid_take"
+    assert (bad["status"], bad["code"]) == (422, "invalid_take")
+    assert bad["title"] == "Unprocessable Entity"
+    assert bad["fields"][0]["loc"] == ["taken_at"] and bad["detail"]
+    assert (missing["status"], missing["code"]) == (404, "participant_not_found")
+    assert missing["title"] == "Not Found" and missing["fields"] == []
