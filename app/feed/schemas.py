@@ -183,13 +183,28 @@ class UnknownCodeWarning(BaseModel):
     source: str
 
 
+class FutureTakeWarning(BaseModel):
+    """A take dated in the future: `taken_at` later than the server clock at receipt
+    (`received_at`) + 5 min. It is stored and counted as any take; a device clock is wrong."""
+
+    participant: str
+    name: str
+    take_id: int
+    source: str
+    source_id: str
+    taken_at: datetime
+    received_at: datetime
+
+
 class WarningsRead(BaseModel):
-    """Event warnings: hands never saved (RULES.md I-3), hand_full takes, unknown codes."""
+    """Event warnings: hands never saved (RULES.md I-3), hand_full takes, unknown codes,
+    takes dated in the future."""
 
     course_closed: bool
     unsaved_hands: list[UnsavedHand]
     hand_full: list[HandFullWarning]
     unknown_codes: list[UnknownCodeWarning]
+    future_takes: list[FutureTakeWarning] = []
 
 
 class RebuildRead(BaseModel):

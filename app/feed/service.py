@@ -43,6 +43,7 @@ from app.feed import rules
 from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
 from app.feed.schemas import (
     CombinationRead,
+    FutureTakeWarning,
     HandFullWarning,
     ItemError,
     LogItem,
@@ -61,6 +62,7 @@ VOIDED = "voided"  # reason shown for a take an organiser voided (an extension o
 PHONE_SOURCE = "phone"
 ORGANISER_SOURCE = "organiser"
 RATE_WINDOW = timedelta(minutes=1)
+FUTURE_MARGIN = timedelta(minutes=5)  # a take dated later than receipt + this is a warning
 
 
 # -- cards ---------------------------------------------------------------------------------
@@ -904,7 +906,9 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
     - `unsaved_hands`: participants holding cards that were never saved; at the
       close these hands are not combinations (RULES.md I-3);
     - `hand_full`: participants with takes refused as `hand_full` (I-1), with counts;
-    - `unknown_codes`: takes of codes that matched nothing (not voided).
+    - `unknown_codes`: takes of codes that matched nothing (not voided);
+    - `future_takes`: takes whose `taken_at` is later than `received_at` (the
+      server clock at receipt) + 5 min: stored and processed, but a clock is wrong.
     """
     now = now or utcnow()
     unsaved = []
@@ -940,8 +944,28 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
         .order_by(Take.taken_at, Take.id)
         .limit(1000)
     ).all()
+    ahead_rows = session.execute(
+        select(Take, Participant)
+        .join(Participant, Participant.id == Take.participant_id)
+        .where(Take.event_id == event.id, Take.taken_at > Take.received_at)
+        .order_by(Take.taken_at, Take.id)
+    ).all()  # the 5-minute margin in Python: interval arithmetic is not portable SQL
+    future = [
+        FutureTakeWarning(
+            participant=p.external_id,
+            name=p.name,
+            take_id=t.id,
+            source=t.source,
+            source_id=t.source_id,
+            taken_at=t.taken_at,
+            received_at=t.received_at,
+        )
+        for t, p in ahead_rows
+        if t.taken_at > t.received_at + FUTURE_MARGIN
+    ][:1000]
     return WarningsRead(
         course_closed=now >= event.closes_at,
+        future_takes=future,
         unsaved_hands=unsaved,
         hand_full=[HandFullWarning(participant=e, name=n, count=c) for e, n, c in hand_full_rows],
         unknown_codes=[

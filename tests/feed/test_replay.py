@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from sqlalchemy import delete, select
 
 from app import cli
@@ -171,3 +173,32 @@ def test_log_filters_and_warnings(client, admin, world):
     ]
     assert warnings["hand_full"] == [{"participant": a.external_id, "name": "Alice", "count": 1}]
     assert [u["code"] for u in warnings["unknown_codes"]] == [w.cp("BAD1")]  # no such card
+
+
+def test_takes_dated_in_the_future_are_stored_and_listed_in_warnings(client, admin, open_world):
+    w = open_world
+    now = datetime.now(UTC)
+    items = [
+        {"participant": "201", "code": w.cp(card), "taken_at": (now + ahead).isoformat(),
+         "source": "watch", "source_id": sid}
+        for card, ahead, sid in [
+            ("2S", timedelta(minutes=-1), "past"),
+            ("3S", timedelta(minutes=2), "skew"),  # within the 5-minute margin
+            ("4S", timedelta(minutes=30), "future"),
+        ]
+    ]  # fmt: skip
+    results = client.post(
+        f"/api/v1/events/{w.id}/takes", json={"takes": items}, headers=admin
+    ).json()["results"]
+    # Never lose a take: all three are stored and count (the window is open for 17 h).
+    assert [(r["status"], r["outcome"]) for r in results] == [("accepted", "counted")] * 3
+    warnings = client.get(f"/api/v1/events/{w.id}/warnings", headers=admin).json()
+    (future,) = warnings["future_takes"]
+    assert (future["participant"], future["source"], future["source_id"]) == (
+        "201", "watch", "future",
+    )  # fmt: skip
+    assert future["take_id"] == results[2]["take_id"]
+    taken_at = datetime.fromisoformat(future["taken_at"])
+    received_at = datetime.fromisoformat(future["received_at"])
+    assert taken_at == datetime.fromisoformat(items[2]["taken_at"])
+    assert received_at < taken_at - timedelta(minutes=5)
