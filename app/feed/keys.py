@@ -106,7 +106,8 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     """Who delivers to `event`'s feed: `organiser`, or `key:<prefix>` for an integration key.
 
     The key comes as `Authorization: Bearer <key>` or `X-Integration-Key`; it
-    must belong to this event and not be revoked (401 `invalid_integration_key`).
+    must belong to this event and not be revoked (401 `unauthorized`: neither the
+    organiser token nor a key matched).
     When `X-Signature` is sent (or the key requires it) it must be the HMAC of
     `X-Signature-Timestamp` (Unix seconds) + "." + the body, and the timestamp
     at most 5 minutes away from the server's clock (401 `stale_signature`,
@@ -126,8 +127,8 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     )
     if key is None:
         raise Unauthorized(
-            "The integration key is unknown, revoked or for another event.",
-            code="invalid_integration_key",
+            "Neither the organiser token nor an integration key of this event matched "
+            "(a key may be unknown, revoked or for another event)."
         )
     signature = request.headers.get(SIGNATURE_HEADER)
     if signature is None:

@@ -74,7 +74,13 @@ def test_revoked_or_foreign_keys_are_refused(client, admin, world, session):
     assert revoked.status_code == 200 and revoked.json()["revoked_at"] is not None
     response = post(client, world, batch(world), {"X-Integration-Key": key["key"]})
     assert response.status_code == 401
-    assert response.json()["code"] == "invalid_integration_key"
+    assert response.json()["code"] == "unauthorized"
+    # A wrong bearer token may be a mistyped organiser token: the answer says both.
+    wrong = post(client, world, batch(world), {"Authorization": "Bearer not-the-organiser"})
+    assert wrong.status_code == 401
+    assert wrong.json()["code"] == "unauthorized"
+    assert "organiser token" in wrong.json()["detail"]
+    assert "integration key" in wrong.json()["detail"]
     again = client.post(
         f"/api/v1/events/{world.id}/integration-keys/{key['id']}/revoke", headers=admin
     )
