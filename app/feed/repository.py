@@ -137,6 +137,30 @@ def insert_take(session: Session, values: dict[str, Any]) -> int | None:
     return session.execute(statement).scalar_one_or_none()
 
 
+INSERT_CHUNK = 500  # rows per INSERT statement (9 parameters each)
+
+
+def insert_takes(session: Session, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """Insert takes with one statement per 500 rows; the ids of those stored, by
+    `(source, source_id)`. A row whose `(event, source, source_id)` is already in
+    the log (or earlier in `rows`) is not stored and is absent from the result."""
+    if not rows:
+        return {}
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stored: dict[tuple[str, str], int] = {}
+    for start in range(0, len(rows), INSERT_CHUNK):
+        statement = (
+            insert(Take)
+            .values(list(rows[start : start + INSERT_CHUNK]))
+            .on_conflict_do_nothing(index_elements=["event_id", "source", "source_id"])
+            .returning(Take.id, Take.source, Take.source_id)
+        )
+        for take_id, source, source_id in session.execute(statement):
+            stored[(source, source_id)] = take_id
+    return stored
+
+
 def take_by_source(session: Session, event_id: int, source: str, source_id: str) -> Take | None:
     return session.scalar(
         select(Take).where(

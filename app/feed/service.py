@@ -317,20 +317,20 @@ def feed_frozen(session: Session, event: Event) -> bool:
     The event row is read FOR SHARE (PostgreSQL): opening an auction locks it FOR
     UPDATE, so a delivery either commits before the auction opens or sees it open.
     """
-    status = session.scalar(
-        select(Event.status).where(Event.id == event.id).with_for_update(read=True)
-    )
-    if status in FROZEN_STATUSES:
-        return True
-    opened = session.scalar(
+    opened = (
         select(Auction.id)
         .where(
             Auction.event_id == event.id,
             (Auction.status != "pending") | Auction.opened_at.is_not(None),
         )
-        .limit(1)
+        .exists()
     )
-    return opened is not None
+    status, any_opened = session.execute(
+        select(Event.status, opened)
+        .where(Event.id == event.id)
+        .with_for_update(read=True, of=Event)
+    ).one()
+    return status in FROZEN_STATUSES or bool(any_opened)
 
 
 def feed_closed_error() -> Conflict:
@@ -459,12 +459,11 @@ def ingest(
                 duplicates[index] = original.id
                 still.append((index, item, participant))
         accepted = still
-    for index, item, participant in accepted:
-        if index in duplicates:
-            continue
-        payload = payloads[index] if payloads else item.model_dump(mode="json")
-        take_id = repo.insert_take(
-            session,
+    to_store = [(index, item, participant) for index, item, participant in accepted
+                if index not in duplicates]  # fmt: skip
+    inserted = repo.insert_takes(
+        session,
+        [
             {
                 "event_id": event.id,
                 "participant_id": participant.id,
@@ -474,14 +473,21 @@ def ingest(
                 "taken_at": item.taken_at,
                 "received_at": received_at,
                 "recorded_by": recorded_by,
-                "payload": payload,
-            },
-        )
-        if take_id is None:
+                "payload": payloads[index] if payloads else item.model_dump(mode="json"),
+            }
+            for index, item, participant in to_store
+        ],
+    )
+    claimed: set[tuple[str, str]] = set()
+    for index, item, participant in to_store:
+        key = (item.source, item.source_id)
+        take_id = inserted.get(key)
+        if take_id is None or key in claimed:  # in the log before, or earlier in this batch
             original = repo.take_by_source(session, event.id, item.source, item.source_id)
             assert original is not None
             duplicates[index] = original.id
             continue
+        claimed.add(key)
         stored[index] = take_id
         by_participant[participant.id] = participant
         new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
