@@ -60,9 +60,10 @@ def pdf_pages(pdf: bytes) -> int:
 
 
 def test_checkpoint_sheet_fits_two_cps_per_a4_page(live_server, browser):
-    api = httpx.Client(base_url=live_server.url, headers=ADMIN)
-    event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
-    deck = api.put(f"/api/v1/events/{event_id}/checkpoints", json={"checkpoints": full_deck()})
+    with httpx.Client(base_url=live_server.url, headers=ADMIN) as api:
+        event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
+        body = {"checkpoints": full_deck()}
+        deck = api.put(f"/api/v1/events/{event_id}/checkpoints", json=body)
     assert deck.status_code == 200
     context = browser.new_context(
         viewport={"width": CP_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
@@ -96,16 +97,16 @@ def test_checkpoint_sheet_fits_two_cps_per_a4_page(live_server, browser):
 
 
 def test_participant_cards_fit_their_boxes_at_a4(live_server, browser):
-    api = httpx.Client(base_url=live_server.url, headers=ADMIN)
-    event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
-    for number in range(1, 8):
-        body = {"name": f"Команда {number} Длинное Название", "external_id": str(number)}
-        assert api.post(f"/api/v1/events/{event_id}/participants", json=body).is_success
+    with httpx.Client(base_url=live_server.url, headers=ADMIN) as api:
+        event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
+        for number in range(1, 8):
+            body = {"name": f"Команда {number} Длинное Название", "external_id": str(number)}
+            assert api.post(f"/api/v1/events/{event_id}/participants", json=body).is_success
+        response = api.post(f"/api/v1/events/{event_id}/print/participant-cards")
     context = browser.new_context(
         viewport={"width": CARD_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
     )
     page = context.new_page()
-    response = api.post(f"/api/v1/events/{event_id}/print/participant-cards")
     page.set_content(response.text.replace("<head>", f'<head><base href="{live_server.url}/">'))
     assert page.locator(".brand").get_attribute("href") == (
         f"/admin/events/{event_id}/participants"
