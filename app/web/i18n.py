@@ -189,8 +189,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Save the hand as a combination? This cannot be undone; the save code is used up.",
     ),
     "confirm.other": (
-        "Записать код {code}? Записанный код нельзя отменить.",
-        "Record the code {code}? A recorded code cannot be undone.",
+        "Код {code} — не код сброса карты из вашей руки и не ваш код сохранения. "
+        "Записать его всё равно? Код КП будет засчитан как взятие; неизвестный код не "
+        "засчитывается и учитывается в лимите неверных кодов. Записанный код нельзя отменить.",
+        "The code {code} is neither the discard code of a card in your hand nor one of your "
+        "save codes. Record it anyway? A CP code counts as a take; an unknown code does not "
+        "count and counts towards the wrong-code limit. A recorded code cannot be undone.",
+    ),
+    "confirm.discard_code": (
+        "Код {code} — код сброса этой карты из вашей руки.",
+        "The code {code} is the discard code of this card in your hand.",
+    ),
+    "confirm.save_code": (
+        "Код {code} — ваш код сохранения.",
+        "The code {code} is one of your save codes.",
     ),
     "confirm.yes_discard": ("Да, сбросить", "Yes, discard"),
     "confirm.yes_save": ("Да, сохранить", "Yes, save"),

@@ -3,9 +3,11 @@
 - `GET /p/{access_token}` signs in (participant cookie) and redirects to `/me`;
 - `GET /me` "my game" (hand, deal and round, next step, code form, combinations, takes),
   or how to sign in when there is no cookie;
-- `GET /t/{code}` records a take through the feed (`app.feed.service.scan`, the code path
-  of `POST /api/v1/scan`) with a fresh source id, then redirects (303) to the take's
-  result page `/me/takes/{take_id}`: reloading the result never records again;
+- `GET /t/{code}` for the participant's own discard or save code shows the same
+  confirmation as the code form (nothing recorded); any other code records a take
+  through the feed (`app.feed.service.scan`, the code path of `POST /api/v1/scan`)
+  with a fresh source id, then redirects (303) to the take's result page
+  `/me/takes/{take_id}`: reloading the result never records again;
 - `POST /me/code` shows what a discard or save code would do (nothing is recorded);
   `POST /me/code/confirm` records it (its source id comes from the confirmation form,
   so a resubmitted form is the same delivery and is stored once);
@@ -194,6 +196,13 @@ def take_checkpoint(
     participant = signed_in_participant(request, session)
     if participant is None:
         return sign_in_help(request, pending_code=True)
+    view = game_view(session, participant)
+    kind, cp, _ = classify(session, participant, code)
+    if kind == "save" or (kind == "discard" and cp and cp.card in {i.card for i in view.hand}):
+        # Discards and saves are irreversible: the same confirmation step as the code form
+        # (nothing recorded until `POST /me/code/confirm`). Other codes are recorded at once
+        # (CP takes; unknown codes count towards the guessing limit in `scan`).
+        return confirmation(request, session, participant, code, view)
     try:
         result = feed_service.scan(
             session,
@@ -280,8 +289,19 @@ def check_code(
     code = code.strip()
     if not code:
         return see_other("/me?m=empty")
-    view = game_view(session, participant)
-    kind, cp, _ = classify(session, participant, code)
+    return confirmation(request, session, participant, code, game_view(session, participant))
+
+
+def confirmation(
+    request: Request, session: SessionDep, participant: Participant, code: str, view: GameView
+) -> Response:
+    """The confirmation page of a code (nothing is recorded here).
+
+    Only this participant's own codes are named (the discard code of a card in the hand,
+    one of the participant's save codes); every other code is "not one of your codes", so
+    the preview is no oracle for CP or other participants' codes (RULES.md I-1, secrecy).
+    """
+    kind, cp, normalised = classify(session, participant, code)
     held = {item.card for item in view.hand}
     target_card = cp.card if (kind == "discard" and cp and cp.card in held) else None
     shown_kind = kind if (kind == "save" or target_card) else "other"
@@ -289,6 +309,7 @@ def check_code(
         "participant": participant,
         "view": view,
         "code": code,
+        "normalised": normalised or code,
         "kind": shown_kind,
         "target_card": target_card,
         "source_id": SOURCE_PREFIX + uuid.uuid4().hex,

@@ -208,3 +208,51 @@ def test_code_guessing_is_refused_in_plain_words(client: TestClient, session: Se
     assert refused.status_code == 429
     assert "Слишком много неверных кодов" in refused.text
     assert takes_of(session, anna.id) == limit
+
+
+def test_a_discard_or_save_code_opened_as_t_url_asks_for_confirmation_first(
+    client: TestClient, session: Session
+):
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("2S", "3S", "4S", "5S", "7H"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    assert takes_of(session, anna.id) == 5
+
+    page = client.get(f"/t/{discard_code('7H')}", follow_redirects=False)
+    assert page.status_code == 200  # a confirmation page, not a redirect to a result
+    assert "Сбросить карту 7♥?" in page.text
+    assert "код сброса этой карты" in page.text
+    assert takes_of(session, anna.id) == 5  # nothing recorded yet
+    save = client.get(f"/t/{anna.save_codes[0]}", follow_redirects=False)
+    assert save.status_code == 200
+    assert "Сохранить руку как комбинацию?" in save.text
+    assert takes_of(session, anna.id) == 5
+
+    # Confirming the /t/ page records the discard once.
+    token = csrf_of(page.text)
+    sid = re.search(r'name="source_id" value="([^"]+)"', page.text).group(1)
+    code = re.search(r'name="code" value="([^"]+)"', page.text).group(1)
+    done = client.post(
+        "/me/code/confirm", data={"code": code, "csrf_token": token, "source_id": sid}
+    )
+    assert "Карта сброшена: 7♥" in done.text
+    assert takes_of(session, anna.id) == 6
+
+
+def test_the_confirmation_says_plainly_that_a_code_is_not_one_of_yours(
+    client: TestClient, session: Session
+):
+    event, anna, boris = setup(session)
+    signed_in(client, anna.access_token)
+    client.get(f"/t/{event_cp_code(event, '2S')}")
+    token = csrf_of(client.get("/me").text)
+    for code in ("xxx-xxx", boris.save_codes[0], event_cp_code(event, "AS"), discard_code("AS")):
+        page = client.post("/me/code", data={"code": code, "csrf_token": token})
+        # Unknown, another participant's save code, a CP code and the discard code of a
+        # card not held all read the same: no oracle for codes that are not Anna's.
+        assert "не код сброса карты из вашей руки и не ваш код сохранения" in page.text
+        assert "Сохранить руку" not in page.text and "Сбросить карту" not in page.text
+    page = client.post("/me/code", data={"code": "xxx-xxx", "csrf_token": token})
+    assert "Код XXXXXX — не код" in page.text  # the normalised code
+    assert takes_of(session, anna.id) == 1  # previews record nothing
