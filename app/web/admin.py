@@ -492,18 +492,27 @@ def projector(
     the podium."""
     view = auction_service.auction_view(session, event, place, PUBLIC)
     names = names_of(session, event)
-    bids = sorted(view.get("bids") or [], key=lambda b: (-b["rank"], b["participant"]))
+    # Every closed round's revealed bids, round by round (a tied round 1 stays visible
+    # after its tie-break, RULES.md I-9), each weakest first; reveal steps run on.
+    rounds, step = [], 0
+    for rnd in view.get("rounds", []):
+        if rnd["status"] != "closed":
+            continue
+        bids = sorted(rnd.get("bids") or [], key=lambda b: (-b["rank"], b["participant"]))
+        rounds.append({"number": rnd["number"], "tied": rnd.get("tied"), "bids": bids})
+        step += len(bids)
     results = auction_service.results(session, event)
     podium = [p for p in results["places"] if p["awarded"]]
     context = {
         "event": event,
         "place": place,
         "view": view,
-        "bids": bids,
+        "rounds": rounds,
+        "bid_total": step,
         "names": names,
         "podium": sorted(podium, key=lambda p: p["place"]),
         "version": ceremony_version([view]),
-        "podium_step": len(bids) + 2,
+        "podium_step": step + 2,
     }
     return render(request, "admin/projector.html", context)
 

@@ -106,3 +106,39 @@ def test_bid_from_the_phone_sealed_until_the_close(
         f"/admin/events/{event.id}/auctions/2/open", data={"csrf_token": csrf_of(ceremony.text)}
     )
     assert "Вы уже выиграли место" in phone.get("/me/ceremony").text
+
+
+def test_projector_and_phone_show_every_rounds_bids_and_an_unawarded_place(
+    client: TestClient, session: Session, admin: dict
+):
+    from tests.auctions.test_api import TIE, bid, build
+
+    w = build(session, TIE)
+    # Round 1: P1 and P2 hold the same flush A-K-9-5-2 (suits never rank): a tie.
+    assert client.post(w.url(3, "/open"), headers=admin).is_success
+    for who, combo in [("P1", "P1_flush"), ("P2", "P2_flush"), ("P3", "P3_pair")]:
+        assert bid(client, admin, w, 3, who, combo).status_code == 201
+    assert client.post(w.url(3, "/close"), headers=admin).json()["status"] == "open"
+    assert bid(client, admin, w, 3, "P1", "P1_trips").status_code == 201
+    assert bid(client, admin, w, 3, "P2", "P2_two_pair").status_code == 201
+    assert client.post(w.url(3, "/close"), headers=admin).json()["winner"] == "P1"
+
+    admin_login(client)
+    projector = client.get(f"/admin/events/{w.event_id}/projector/3").text
+    assert "Раунд 1" in projector and "Раунд 2" in projector
+    assert projector.count('class="who"') == 5  # 3 bids of round 1 + 2 of the tie-break
+    assert "флеш" in projector and "тройка" in projector
+
+    phone = TestClient(client.app)
+    phone.get(f"/p/{w.people['P3'].access_token}")
+    page = phone.get("/me/ceremony").text
+    assert "Раунд 1" in page and "Раунд 2" in page
+    assert page.count('class="rank"') == 5
+
+    # Place 2 closed without bids: the projector says so at once (not behind a reveal step).
+    assert client.post(w.url(2, "/open"), headers=admin).is_success
+    assert client.post(w.url(2, "/close"), headers=admin).is_success
+    empty = client.get(f"/admin/events/{w.event_id}/projector/2").text
+    banner = re.search(r'<p class="winner-banner"[^>]*>\s*([^<]+)', empty)
+    assert "data-hidden" not in banner.group(0)
+    assert banner.group(1).strip() == "Место не присуждено (нет ставок)."
