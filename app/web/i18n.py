@@ -32,6 +32,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "common.save": ("Сохранить", "Save"),
     # participant: sign in
     "signin.title": ("Как войти", "How to sign in"),
+    "landing.participant": (
+        "Участник: отсканируйте свой личный QR-код",
+        "Participant: scan your personal QR code",
+    ),
+    "landing.organiser": ("Организатор", "Organiser"),
+    "landing.organiser_signin": ("Вход для организатора", "Organiser sign-in"),
     "signin.lead": (
         "Откройте свою личную ссылку: она напечатана QR-кодом на вашей карточке участника "
         "и пришла от организаторов. Телефон запомнит вас, и дальше достаточно сканировать "

@@ -26,12 +26,13 @@ from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, Request, Response
+from fastapi.responses import FileResponse
 
 from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.core.db import utcnow
-from app.core.deps import SessionDep, SettingsDep
+from app.core.deps import SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
 from app.events import repository as events_repo
 from app.events.deps import participant_by_token
@@ -41,6 +42,7 @@ from app.feed.schemas import ParticipantStateRead, StateTake
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.i18n import negotiate, translate
+from app.web.templating import STATIC_DIR
 
 router = APIRouter(include_in_schema=False)
 
@@ -145,6 +147,27 @@ def message_for(request: Request, error: AppError) -> str:
     key = f"error.{error.code}"
     text = translate(lang, key)
     return error.detail if text == key else text
+
+
+@router.get("/")
+def landing(request: Request, session: SessionDep) -> Response:
+    """The site root: a signed-in participant goes to `/me`, the organiser to `/admin`;
+    anyone else gets a short page (scan your personal QR code / organiser sign-in)."""
+    if signed_in_participant(request, session) is not None:
+        return see_other("/me")
+    if is_organiser(request):
+        return see_other("/admin")
+    return render(request, "participant/landing.html")
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """The site icon (an SVG spade on a card), so browsers stop asking in vain."""
+    return FileResponse(
+        STATIC_DIR / "favicon.svg",
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=86400"},
+    )
 
 
 @router.get("/p/{access_token}")

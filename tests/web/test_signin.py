@@ -159,3 +159,24 @@ def test_reissuing_the_token_ends_the_old_phone_session(client: TestClient, sess
     row.access_token_hash = hash_token("a-new-token-0123456789abcdef")
     session.commit()
     assert "Как войти" in client.get("/me").text
+
+
+def test_root_is_a_landing_page_or_a_redirect_and_the_favicon_is_served(
+    client: TestClient, session: Session
+):
+    page = client.get("/", follow_redirects=False)
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "личный QR-код" in page.text and 'href="/admin/login"' in page.text
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.content.startswith(b"<svg")
+
+    event = make_event(session)
+    anna = make_participant(session, event, "31")
+    session.commit()
+    client.get(f"/p/{anna.access_token}")
+    assert client.get("/", follow_redirects=False).headers["location"] == "/me"
+
+    organiser = TestClient(client.app)
+    admin_login(organiser)
+    assert organiser.get("/", follow_redirects=False).headers["location"] == "/admin"
