@@ -75,6 +75,9 @@ class CloseRead(BaseModel):
     """The revealed round (API.md): the winner, whether the top tied, and every bid ranked.
 
     `status` is the auction's: "closed", or "open" when a tie-break round follows.
+    `tie` is true when the top of THIS round tied (`tied` names them): a tie-break
+    round follows, or the tie was settled by `only_bidder_left` or `lots`. A
+    tie-break round whose strongest bid is alone closes with `tie` false.
     `resolution`: strongest | no_bids | tie_break | only_bidder_left | lots.
     """
 
@@ -113,7 +116,14 @@ class MyBid(BaseModel):
 class AuctionRead(BaseModel):
     """One auction as the caller may see it. Before the close nobody, the organiser
     included, gets a bid's combination: the organiser sees `bid_count` and `bidders`,
-    a participant `bid_count` and `my_bid`, anyone else `bid_count` only."""
+    a participant `bid_count` and `my_bid`, anyone else `bid_count` only.
+
+    After a close the auction reads as the latest close response did: `status`,
+    `round`, `winner`, `tie` and `resolution` are those of the last closed round
+    (`tie`: the top of that round tied, as `CloseRead.tie`). `bids` holds the
+    revealed bids of every closed round, round by round (each with its `round`).
+    `bid_count`: while a round is open, its sealed bids so far; otherwise the
+    count of all revealed bids of all rounds."""
 
     place: int
     status: str
@@ -123,6 +133,7 @@ class AuctionRead(BaseModel):
     my_bid: MyBid | None = None
     winner: str | None = None
     tie: bool = False
+    resolution: str | None = None
     bids: list[RevealedBid] = []
     rounds: list[RoundRead] = []
 

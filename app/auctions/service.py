@@ -13,7 +13,9 @@ import csv
 import io
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.orm import Session
 
@@ -57,6 +59,16 @@ def _check_place(event: Event, place: int) -> None:
         )
 
 
+def _local_time(event: Event, moment: datetime) -> str:
+    """`moment` (aware UTC) in the event's zone, e.g. "2026-06-13 06:00 MSK (Europe/Moscow)"."""
+    try:
+        zone = ZoneInfo(event.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = moment.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone.key})"
+
+
 def _statuses(session: Session, event_id: int) -> dict[int, str]:
     return {place: a.status for place, a in repo.auctions_of_event(session, event_id).items()}
 
@@ -88,7 +100,8 @@ def open_auction(session: Session, event: Event, place: int, caller: Caller) -> 
     now = utcnow()
     if now < event.closes_at:
         raise Conflict(
-            "The course is still open; the auctions start after it closes.",
+            f"The course closes at {_local_time(event, event.closes_at)} "
+            f"({event.closes_at.astimezone(UTC).isoformat()}); auctions open after that.",
             code="course_still_open",
         )
     rules.check_can_open(place, _statuses(session, event.id), event.award_places)
@@ -580,7 +593,11 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
 
     Open round: everyone gets `bid_count`; the organiser also `bidders` (external
     ids, never combinations); a participant also `my_bid` (their own live bid).
-    Closed rounds: every live bid revealed with its combination and rank.
+    Closed rounds: every live bid revealed with its combination and rank; `bids`
+    lists the revealed bids of every closed round (round by round, each marked
+    with its `round`). `bid_count` is the open round's sealed bids, or, with no
+    round open, all revealed bids. `tie` and `resolution` are those of the latest
+    close (so a closed auction reads as its close response did).
     """
     _check_place(event, place)
     auction = repo.get_auction(session, event.id, place)
@@ -595,13 +612,19 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     ext = repo.external_ids(session, event.id)
     rounds = [_round_json(session, r, ext, caller) for r in repo.rounds_of(session, auction.id)]
     current = next((r for r in rounds if r["number"] == auction.current_round), None)
+    closed = [r for r in rounds if r["status"] == "closed"]
+    last = closed[-1] if closed else None
+    live = current is not None and current["status"] == "open"
     view: dict[str, Any] = {
         "place": place,
         "status": auction.status,
         "round": auction.current_round,
-        "bid_count": current["bid_count"] if current and current["status"] == "open" else 0,
+        # open round: its sealed bids so far; otherwise every revealed bid of every round
+        "bid_count": current["bid_count"] if live else sum(r["bid_count"] for r in closed),
         "winner": ext.get(auction.winner_participant_id) if auction.winner_participant_id else None,
-        "tie": any(r.get("tied") for r in rounds),
+        # as the latest close reported it: the top of the last closed round tied
+        "tie": bool(last and last.get("tied")),
+        "resolution": last.get("resolution") if last else None,
         "rounds": rounds,
     }
     if current is not None and current["status"] == "open":
@@ -620,8 +643,7 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
                         mine.combination_id, mine.cards, event.hand_ranking
                     ),
                 }
-    closed = [r for r in rounds if r["status"] == "closed"]
-    view["bids"] = closed[-1]["bids"] if closed else []
+    view["bids"] = [b for r in closed for b in r["bids"]]
     return view
 
 

@@ -293,6 +293,53 @@ def test_two_way_tie_resolved_by_a_tie_break_round(
     assert ok(client.post(w.url(2, "/close"), headers=admin))["winner"] == "P3"
 
 
+def test_closed_tie_break_auction_reads_as_its_close(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    """Round 1: P1 and P2 tie on the same flush (suits never rank), P3's pair is third.
+    Round 2: P1's three of a kind beats P2's two pair, so the close reports no tie
+    in the deciding round; the GET must say the same and list all 5 revealed bids."""
+    w = build(session, TIE)
+    ok(client.post(w.url(3, "/open"), headers=admin))
+    for who, combo in [("P1", "P1_flush"), ("P2", "P2_flush"), ("P3", "P3_pair")]:
+        ok(bid(client, admin, w, 3, who, combo), 201)
+    assert ok(client.post(w.url(3, "/close"), headers=admin))["tie"] is True
+    during = ok(client.get(w.url(3), headers=admin))
+    assert (during["status"], during["round"], during["tie"], during["bid_count"]) == (
+        "open",
+        2,
+        True,  # as round 1's close reported it
+        0,  # nobody has bid in the tie-break round yet
+    )
+    ok(bid(client, admin, w, 3, "P1", "P1_trips"), 201)
+    ok(bid(client, admin, w, 3, "P2", "P2_two_pair"), 201)
+    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    for caller in (admin, {}):
+        view = ok(client.get(w.url(3), headers=caller))
+        assert (view["place"], view["status"], view["winner"], view["tie"]) == (
+            closed["place"],
+            closed["status"],
+            closed["winner"],
+            closed["tie"],
+        )
+        assert (view["place"], view["status"], view["winner"], view["tie"]) == (
+            3,
+            "closed",
+            "P1",
+            False,
+        )
+        assert (view["round"], view["resolution"]) == (2, "strongest")
+        assert view["bid_count"] == 5  # 3 bids in round 1 + 2 in the tie-break round
+        assert [(b["round"], b["participant"], b["rank"]) for b in view["bids"]] == [
+            (1, "P1", 1),
+            (1, "P2", 1),
+            (1, "P3", 3),
+            (2, "P1", 1),
+            (2, "P2", 2),
+        ]
+        assert view["bids"][3:] == closed["bids"]
+
+
 def test_tie_nobody_can_rebid_is_decided_by_recorded_lots(
     client: TestClient, admin: dict, session: Session
 ) -> None:
@@ -608,10 +655,15 @@ def test_bids_before_open_and_after_close(
 def test_auctions_wait_for_the_course_to_close(
     client: TestClient, admin: dict, session: Session
 ) -> None:
-    event = make_event(session)  # open from an hour ago to 17 h from now
+    # open from an hour ago; closes 03:00 UTC = 06:00 Moscow (UTC+3, no DST since 2014)
+    event = make_event(session, closes_at=datetime(2099, 6, 13, 3, 0, tzinfo=UTC))
     session.commit()
     response = client.post(f"/api/v1/events/{event.id}/auctions/3/open", headers=admin)
     problem(response, 409, "course_still_open")
+    detail = response.json()["detail"]
+    assert "2099-06-13 06:00 MSK (Europe/Moscow)" in detail
+    assert "2099-06-13T03:00:00+00:00" in detail
+    assert "auctions open after that" in detail
 
 
 # ----------------------------------------------------------------- receipts
