@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, delete, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -266,3 +267,109 @@ def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantSt
         .order_by(Participant.external_id)
     ).all()
     return [(state, participant) for state, participant in rows]
+
+
+# -- the event rebuild (set-based: a handful of queries for the whole event) ------------------
+
+
+def participants_with_takes(session: Session, event_id: int) -> list[tuple[int, str]]:
+    """Rows `(id, external_id)` of the event's participants that have a take, by id."""
+    has_take = select(Take.participant_id).where(Take.event_id == event_id)
+    rows = session.execute(
+        select(Participant.id, Participant.external_id)
+        .where(Participant.event_id == event_id, Participant.id.in_(has_take))
+        .order_by(Participant.id)
+    ).all()
+    return [(row.id, row.external_id) for row in rows]
+
+
+def save_codes_of_event(session: Session, event_id: int) -> dict[int, list[str]]:
+    """Save codes of every participant of the event, by participant id (one query)."""
+    found: dict[int, list[str]] = defaultdict(list)
+    rows = session.execute(
+        select(SaveCode.participant_id, SaveCode.code)
+        .join(Participant, Participant.id == SaveCode.participant_id)
+        .where(Participant.event_id == event_id)
+    )
+    for participant_id, code in rows:
+        found[participant_id].append(code)
+    return found
+
+
+def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(id, participant_id, code, taken_at, voided)` of every take of the event.
+
+    Ordered by participant, then field time (RULES.md I-4: `taken_at`, then id);
+    `voided` is True when an organiser voided the take. Plain rows (fast).
+    """
+    return session.execute(
+        select(
+            Take.id,
+            Take.participant_id,
+            Take.code,
+            Take.taken_at,
+            TakeVoid.id.is_not(None).label("voided"),
+        )
+        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
+        .where(Take.event_id == event_id)
+        .order_by(Take.participant_id, Take.taken_at, Take.id)
+    ).all()
+
+
+def outcomes_of_event(session: Session, event_id: int) -> dict[int, Any]:
+    """The stored outcome rows of the event's takes, by take id (plain rows)."""
+    rows = session.execute(
+        select(
+            TakeOutcome.take_id,
+            TakeOutcome.kind,
+            TakeOutcome.outcome,
+            TakeOutcome.reason,
+            TakeOutcome.card,
+            TakeOutcome.checkpoint_id,
+            TakeOutcome.deal,
+            TakeOutcome.round,
+            TakeOutcome.previous_outcome,
+            TakeOutcome.previous_reason,
+            TakeOutcome.changed_at,
+        )
+        .join(Take, Take.id == TakeOutcome.take_id)
+        .where(Take.event_id == event_id)
+    )
+    return {row.take_id: row for row in rows}
+
+
+def delete_projection_of_event(session: Session, event_id: int) -> None:
+    """Delete the event's projection rows: take outcomes, participant states, combinations.
+
+    Bulk DELETEs (the ORM identity map is not synchronised: the caller expunges
+    loaded projection objects first). The logs (`take`, `take_void`) are untouched.
+    """
+    of_event = select(Participant.id).where(Participant.event_id == event_id)
+    quiet = {"synchronize_session": False}
+    session.execute(
+        delete(TakeOutcome).where(TakeOutcome.participant_id.in_(of_event)),
+        execution_options=quiet,
+    )
+    session.execute(
+        delete(ParticipantState).where(ParticipantState.event_id == event_id),
+        execution_options=quiet,
+    )
+    session.execute(
+        delete(Combination).where(Combination.event_id == event_id), execution_options=quiet
+    )
+
+
+def insert_projection(
+    session: Session,
+    outcomes: list[dict[str, Any]],
+    states: list[dict[str, Any]],
+    combinations: list[dict[str, Any]],
+) -> None:
+    """Bulk-insert projection rows (`INSERT ... VALUES` executemany, in chunks)."""
+    for model, rows in (
+        (TakeOutcome, outcomes),
+        (ParticipantState, states),
+        (Combination, combinations),
+    ):
+        for start in range(0, len(rows), 5000):
+            session.execute(insert(model), rows[start : start + 5000])

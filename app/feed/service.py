@@ -706,33 +706,141 @@ def corrections(session: Session, event: Event) -> list[audit.AuditEntry]:
 
 
 def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, int, int]:
-    """Replay every participant of `event` from the log (RULES.md I-4).
+    """Replay every participant of `event` from the log (RULES.md I-4), in bulk.
 
-    Returns (participants, takes, takes whose outcome changed). On a consistent
-    projection nothing changes: a rebuild gives the identical state. 409
+    Set-based: the event's CPs, save codes, participants, takes (with voids, in
+    participant / `taken_at` / id order) and stored outcomes are read with a
+    handful of queries; every participant is replayed in memory by the pure
+    rules engine (`app.feed.rules.replay`); then the event's projection rows
+    (take outcomes, participant states, combinations) are deleted and written
+    again with bulk inserts, in the caller's transaction. The result is the one
+    `replay_participant` gives participant by participant: voided takes are
+    `rejected`/`voided` where they stood; a take whose outcome or reason changed
+    keeps the old one in `previous_outcome`/`previous_reason` with `changed_at`
+    (and a `feed.outcomes_changed` audit entry per participant); an unchanged
+    take keeps its change history. Returns (participants, takes, takes whose
+    outcome changed). On a consistent projection nothing changes. 409
     `feed_closed` once the ceremony has begun (the auction results rest on the
     combinations as they are).
     """
     ensure_feed_open(session, event)
+    session.flush()
     deck = load_deck(session, event)
-    participant_ids = repo.participant_ids_with_takes(session, event.id)
-    repo.lock_participants(session, participant_ids)
+    participants = repo.participants_with_takes(session, event.id)
+    repo.lock_participants(session, (pid for pid, _ in participants))
+    save_codes = repo.save_codes_of_event(session, event.id)
+    existing = repo.outcomes_of_event(session, event.id)
+    logged: dict[int, list[Any]] = defaultdict(list)
+    for row in repo.takes_of_event(session, event.id):
+        logged[row.participant_id].append(row)
+
+    now = utcnow()
+    outcome_rows: list[dict[str, Any]] = []
+    state_rows: list[dict[str, Any]] = []
+    combination_rows: list[dict[str, Any]] = []
     takes = changed = 0
-    for participant_id in participant_ids:
-        participant = session.get(Participant, participant_id)
-        assert participant is not None
-        outcomes, n = replay_participant(session, deck, participant)
-        takes += len(outcomes)
+    changed_by_participant: dict[str, int] = {}
+    for participant_id, external_id in participants:
+        course = deck.course(save_codes.get(participant_id, ()))
+        rows = logged[participant_id]
+        live = [rules.TakeIn(t.id, t.code, t.taken_at) for t in rows if not t.voided]
+        state, outcomes = rules.replay(live, course)
+        by_id = {outcome.take_id: outcome for outcome in outcomes}
+        for take in rows:
+            if not take.voided:
+                continue
+            # A voided take keeps where it stood (kind, card, deal, round), rejected as `voided`.
+            old = existing.get(take.id)
+            if old is not None:
+                by_id[take.id] = rules.Outcome(
+                    take.id, old.kind, rules.REJECTED, VOIDED, old.card, old.checkpoint_id,
+                    old.deal, old.round,
+                )  # fmt: skip
+            else:
+                kind, cp, _ = course.classify(take.code)
+                card, cp_id = (cp.card, cp.checkpoint_id) if cp else (None, None)
+                by_id[take.id] = rules.Outcome(
+                    take.id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0
+                )
+        n = 0
+        for take_id, outcome in by_id.items():
+            old = existing.get(take_id)
+            previous: tuple[str | None, str | None, datetime | None] = (None, None, None)
+            if old is not None:
+                if (old.outcome, old.reason) != (outcome.outcome, outcome.reason):
+                    previous = (old.outcome, old.reason, now)
+                    n += 1
+                else:
+                    previous = (old.previous_outcome, old.previous_reason, old.changed_at)
+            outcome_rows.append(
+                {
+                    "take_id": take_id,
+                    "participant_id": participant_id,
+                    "kind": outcome.kind,
+                    "outcome": outcome.outcome,
+                    "reason": outcome.reason,
+                    "card": outcome.card,
+                    "checkpoint_id": outcome.checkpoint_id,
+                    "deal": outcome.deal,
+                    "round": outcome.round,
+                    "previous_outcome": previous[0],
+                    "previous_reason": previous[1],
+                    "changed_at": previous[2],
+                }
+            )
+        combination_rows.extend(
+            {
+                "id": combination.id,
+                "event_id": event.id,
+                "participant_id": participant_id,
+                "cards": list(combination.cards),
+                "category": combination.category,
+                "deal": combination.deal,
+                "saved_at": combination.saved_at,
+            }
+            for combination in state.combinations
+        )
+        last = max(live, key=rules.field_order) if live else None
+        state_rows.append(
+            {
+                "participant_id": participant_id,
+                "event_id": event.id,
+                "state": state.to_json(),
+                "last_taken_at": last.taken_at if last else None,
+                "last_take_id": last.take_id if last else None,
+                "updated_at": now,
+            }
+        )
+        takes += len(by_id)
         changed += n
+        if n:
+            changed_by_participant[external_id] = n
+
+    # Loaded projection objects would be stale after the bulk DELETE / INSERT.
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, (TakeOutcome, ParticipantState, Combination)):
+            session.expunge(obj)
+    repo.delete_projection_of_event(session, event.id)
+    repo.insert_projection(session, outcome_rows, state_rows, combination_rows)
+    for external_id, n in changed_by_participant.items():
+        audit.record(
+            session,
+            event_id=event.id,
+            actor="system",
+            action="feed.outcomes_changed",
+            subject=f"participant:{external_id}",
+            details={"changed": n},
+        )
     audit.record(
         session,
         event_id=event.id,
         actor=actor,
         action="feed.rebuild",
         subject=f"event:{event.id}",
-        details={"participants": len(participant_ids), "takes": takes, "changed": changed},
+        details={"participants": len(participants), "takes": takes, "changed": changed},
     )
-    return len(participant_ids), takes, changed
+    session.flush()
+    return len(participants), takes, changed
 
 
 # -- reading ----------------------------------------------------------------------------------

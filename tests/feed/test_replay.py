@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from app import cli
 from app.core.config import get_settings
+from app.events.models import Event
 from app.feed.models import Combination, ParticipantState, TakeOutcome
+from tests.factories import make_participant
 from tests.feed.conftest import at
 from tests.feed.test_feed_api import deliver, state, take
 
@@ -202,3 +204,67 @@ def test_takes_dated_in_the_future_are_stored_and_listed_in_warnings(client, adm
     received_at = datetime.fromisoformat(future["received_at"])
     assert taken_at == datetime.fromisoformat(items[2]["taken_at"])
     assert received_at < taken_at - timedelta(minutes=5)
+
+
+def test_bulk_rebuild_of_several_participants_matches_the_incremental_state(
+    client, admin, world, session
+):
+    """Three participants with saves, voids and late takes: the bulk rebuild (one replay
+    of the whole event) writes exactly the projection the incremental feed kept."""
+    w, a, b = world, world.alice, world.bob
+    carol = make_participant(session, session.get(Event, w.id), "103", "Carol")
+    session.commit()
+    void = f"/api/v1/events/{w.id}/takes/{{}}/void"
+    # Alice: 5 hearts, a save, then 2 clubs; her 2nd card is voided (a mis-scan) and a
+    # late take at minute 1.5 fills the gap before the save.
+    hearts = ["2H", "3H", "4H", "5H", "6H"]
+    alice = deliver(client, admin, w, [take(w, a, w.cp(c), i) for i, c in enumerate(hearts, 1)])
+    deliver(client, admin, w, [take(w, a, a.save_codes[0], 10)])
+    deliver(client, admin, w, [take(w, a, w.cp("2C"), 11), take(w, a, w.cp("3C"), 12)])
+    voided = client.post(
+        void.format(alice[1]["take_id"]), json={"reason": "mis-scan"}, headers=admin
+    )
+    assert voided.status_code == 200, voided.text
+    deliver(client, admin, w, [take(w, a, w.cp("7H"), 1.5)])
+    # Bob: 6 spades (the 6th is hand_full), then a late discard at minute 5.5 makes the
+    # 6th count (I-4: its outcome changes, with the old one kept as previous); a save.
+    spades = ["2S", "3S", "4S", "5S", "6S", "7S"]
+    bob = deliver(client, admin, w, [take(w, b, w.cp(c), i) for i, c in enumerate(spades, 1)])
+    assert bob[5]["reason"] == "hand_full"
+    deliver(client, admin, w, [take(w, b, w.discard("2S"), 5.5), take(w, b, b.save_codes[0], 7)])
+    # Carol: one unknown code, voided: she has a log but an empty hand.
+    wrong = deliver(client, admin, w, [take(w, carol, "what", 3)])
+    assert client.post(void.format(wrong[0]["take_id"]), json={"reason": "x"}, headers=admin)
+    incremental = projection(session)
+    # By hand (RULES.md §1.2, I-4): Alice saves 2H 7H 4H 5H 6H (3H voided) and holds 2C 3C;
+    # Bob's 7S now counts (previous: hand_full) and he saves 3S..7S; Carol has no hand.
+    saved = sorted(sorted(c[1]) for c in incremental["combinations"].values())
+    assert saved == [sorted(["2H", "7H", "4H", "5H", "6H"]), sorted(["3S", "4S", "5S", "6S", "7S"])]
+    seventh = incremental["outcomes"][bob[5]["take_id"]]
+    assert (seventh[1], seventh[2], seventh[-2:]) == ("counted", None, ("rejected", "hand_full"))
+    assert incremental["outcomes"][alice[1]["take_id"]][1:3] == ("rejected", "voided")
+
+    response = client.post(f"/api/v1/events/{w.id}/rebuild", headers=admin)
+    assert response.status_code == 200, response.text
+    # 9 (Alice) + 8 (Bob) + 1 (Carol) takes, voided ones included.
+    assert response.json() == {"participants": 3, "takes": 18, "changed_outcomes": 0}
+    assert projection(session) == incremental
+
+    # A projection that drifted from the log: the rebuild restores it and records the change.
+    session.execute(
+        update(TakeOutcome)
+        .where(TakeOutcome.take_id == alice[4]["take_id"])
+        .values(outcome="rejected", reason="hand_full")
+    )
+    session.execute(delete(Combination).where(Combination.participant_id == b.id))
+    session.commit()
+    response = client.post(f"/api/v1/events/{w.id}/rebuild", headers=admin)
+    assert response.json() == {"participants": 3, "takes": 18, "changed_outcomes": 1}
+    rebuilt = projection(session)
+    assert rebuilt["combinations"] == incremental["combinations"]
+    assert rebuilt["states"] == incremental["states"]
+    fifth = rebuilt["outcomes"][alice[4]["take_id"]]
+    assert fifth[1:3] == ("counted", None) and fifth[-2:] == ("rejected", "hand_full")
+    trail = client.get(f"/api/v1/events/{w.id}/corrections", headers=admin).json()
+    changed = [e for e in trail if e["action"] == "feed.outcomes_changed"]
+    assert changed[-1]["details"] == {"changed": 1}
