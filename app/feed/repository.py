@@ -365,11 +365,17 @@ def insert_projection(
     states: list[dict[str, Any]],
     combinations: list[dict[str, Any]],
 ) -> None:
-    """Bulk-insert projection rows (`INSERT ... VALUES` executemany, in chunks)."""
+    """Bulk-insert projection rows (one executemany per chunk of 5,000 rows).
+
+    `render_nulls`: None values are sent as NULL, so every row has the same
+    columns and the ORM does not split the batch into one INSERT per row.
+    """
     for model, rows in (
         (TakeOutcome, outcomes),
         (ParticipantState, states),
         (Combination, combinations),
     ):
         for start in range(0, len(rows), 5000):
-            session.execute(insert(model), rows[start : start + 5000])
+            session.execute(
+                insert(model).execution_options(render_nulls=True), rows[start : start + 5000]
+            )
