@@ -8,38 +8,32 @@ catalogue of `app.web.i18n`) and `csrf_token` (for forms); values the caller pas
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
+from app.events.codes import normalize_code
+from app.poker.cards import CardError, is_joker
+from app.poker.cards import display as poker_display
 from app.web import i18n
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
-_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
-try:  # the poker package owns card names
-    from app.poker.cards import display as _poker_display
-except ImportError:  # pragma: no cover - before the poker package lands
-    _poker_display = None
-
-
-def display_card(code: str | None) -> str:
-    """Display form of a canonical card code (`QH` → `Q♥`, `TS` → `10♠`, `JK1` → `Joker`)."""
+def display_card(code: str | None, lang: str = "en") -> str:
+    """Display form of a canonical card code (`QH` → `Q♥`, `TS` → `10♠`, `JK1` → `Joker`;
+    `Джокер` on Russian pages). A code that is not a card is shown as given."""
     if not code:
         return ""
-    if _poker_display is not None:
-        try:
-            return _poker_display(code)
-        except Exception:  # a non-canonical code: fall back to the simple form
-            pass
-    if code.startswith("JK"):
-        return "Joker"
-    rank, suit = code[:-1], code[-1:]
-    return ("10" if rank == "T" else rank) + _SUITS.get(suit, suit)
+    try:
+        text = poker_display(code)
+    except CardError:
+        return code
+    return "Джокер" if lang == "ru" and is_joker(code) else text
 
 
 def card_colour(code: str | None) -> str:
@@ -60,10 +54,12 @@ def page_context(request: Request) -> dict[str, Any]:
         "lang": lang,
         "t": i18n.translator(lang),
         "csrf_token": csrf_token(request),
-        "card": display_card,
+        "card": partial(display_card, lang=lang),
         "card_colour": card_colour,
     }
 
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-templates.env.globals.update(card=display_card, card_colour=card_colour)
+templates.env.globals.update(
+    card=display_card, card_colour=card_colour, normalise_code=normalize_code
+)

@@ -194,3 +194,32 @@ def test_ceremony_open_bid_count_and_close(client: TestClient, event_with_play, 
     assert response.headers["location"] == f"/admin/events/{event_id}/projector/3"
     projector = client.get(response.headers["location"]).text
     assert "Место не присуждено" in projector  # no bids: the place stays unawarded
+
+
+def test_participant_pages_name_columns_and_show_normalised_codes(
+    client: TestClient, event_with_play
+):
+    """The organiser's list says "Комбинации" (not the participant's "Мои комбинации"),
+    and the take log shows a typed code in its normalised form (app.events.codes)."""
+    event_id, _ = event_with_play
+    admin_login(client)
+    listing = client.get(f"/admin/events/{event_id}/participants").text
+    assert "<th>Комбинации</th>" in listing
+    assert "Мои комбинации" not in listing
+    detail = client.get(f"/admin/events/{event_id}/participants/31").text
+    # Participant 31 typed "/t/NOT-A-CODE": the log shows NOTACODE.
+    assert ">NOTACODE<" in detail
+    assert "NOT-A-CODE" not in detail
+
+
+def test_joker_is_named_in_the_page_language(client: TestClient, session: Session):
+    event = make_event(session)
+    pavel = make_participant(session, event, "41")
+    session.commit()
+    phone = TestClient(client.app)
+    phone.get(f"/p/{pavel.access_token}")
+    phone.get(f"/t/{event_cp_code(event, 'JK1')}")
+    russian = phone.get("/me").text
+    assert "Джокер" in russian
+    phone.cookies.set("lang", "en")
+    assert "Joker" in phone.get("/me").text
