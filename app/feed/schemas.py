@@ -128,6 +128,7 @@ class CombinationRead(BaseModel):
     cards_display: list[str]
     category: str
     description: str | None
+    description_ru: str | None = None
     deal: int
     saved_at: datetime
 
@@ -142,6 +143,11 @@ class ParticipantStateRead(BaseModel):
     deal: int
     round: int
     discards_left: int
+    discarding: bool = Field(
+        False,
+        description="A discard step is in progress: more discard codes may follow before "
+        "the next card take (RULES.md §1.2 rule 4).",
+    )
     save_codes_left: int
     checkpoints_taken: int
     combinations: list[CombinationRead]

@@ -87,10 +87,12 @@ def categoriser(ranking: str) -> Callable[[Sequence[str]], str]:
     return categorise
 
 
-def describe(cards: Sequence[str], ranking: str) -> str | None:
+def describe(cards: Sequence[str], ranking: str) -> tuple[str, str]:
+    """The English and Russian descriptions of a saved 5-card combination (RULES.md §1.3)."""
     from app.poker.evaluator import evaluate
 
-    return evaluate(list(cards), ranking=ranking).description
+    value = evaluate(list(cards), ranking=ranking)
+    return value.description, value.description_ru
 
 
 # -- the deck of an event --------------------------------------------------------------------
@@ -933,6 +935,7 @@ def participant_state(
         deal=state.deal,
         round=state.round,
         discards_left=rules.MAX_DISCARD_STEPS - state.discard_steps,
+        discarding=state.in_discard_step,
         save_codes_left=save_codes - len(state.used_save_codes),
         checkpoints_taken=len(state.taken),
         combinations=[
@@ -941,11 +944,13 @@ def participant_state(
                 cards=list(c.cards),
                 cards_display=[display(card) or card for card in c.cards],
                 category=c.category,
-                description=describe(c.cards, event.hand_ranking),
+                description=english,
+                description_ru=russian,
                 deal=c.deal,
                 saved_at=c.saved_at,
             )
             for c in combinations
+            for english, russian in [describe(c.cards, event.hand_ranking)]
         ],
         takes=takes,
     )

@@ -96,7 +96,9 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
     codes = card_discard_codes(session, event) if state.hand else {}
     missing = HAND_SIZE - len(state.hand)
     if missing > 0:
-        next_step = "collect" if state.round == 1 else "draw"
+        # RULES.md §1.2 rule 4: discard codes in a row form one step, then draw again.
+        drawing = "discarding" if state.discarding else "draw"
+        next_step = "collect" if state.round == 1 else drawing
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
     # Cards are shown only for CPs that counted for this participant (a hand_full take

@@ -99,9 +99,13 @@ def test_decision_then_discard_with_confirmation_then_must_save(
     again = client.post("/me/code/confirm", data=form, follow_redirects=False)
     assert again.headers["location"] == response.headers["location"]
     assert takes_of(session, anna.id) == 6
+    # One discard made, no card taken since: the step is open (more discard codes may
+    # follow, RULES.md §1.2 rule 4), not yet "draw".
+    assert "Идёт сброс" in client.get("/me").text
 
     # Round 2: draw one, discard again (round 3), draw one: now the hand must be saved.
     client.get(f"/t/{event_cp_code(event, '6S')}")
+    assert "Решите" in client.get("/me").text  # 5 cards again, one discard step left
     for code in ("D6S",):
         page = client.post("/me/code", data={"code": code, "csrf_token": token})
         sid = re.search(r'name="source_id" value="([^"]+)"', page.text).group(1)
@@ -256,3 +260,20 @@ def test_the_confirmation_says_plainly_that_a_code_is_not_one_of_yours(
     page = client.post("/me/code", data={"code": "xxx-xxx", "csrf_token": token})
     assert "Код XXXXXX — не код" in page.text  # the normalised code
     assert takes_of(session, anna.id) == 1  # previews record nothing
+
+
+def test_combination_description_in_the_page_language(client: TestClient, session: Session):
+    """The seed's worked example (RULES.md §1.2): Q♥ Q♦ Q♣ A♠ + joker saved is
+    four of a kind, queens, with the ace as kicker."""
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("QH", "QD", "QC", "AS", "JK1"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    token = csrf_of(client.get("/me").text)
+    code = anna.save_codes[0]
+    confirm = client.post("/me/code", data={"code": code, "csrf_token": token})
+    sid = re.search(r'name="source_id" value="([^"]+)"', confirm.text).group(1)
+    client.post("/me/code/confirm", data={"code": code, "csrf_token": token, "source_id": sid})
+    assert "каре дам, кикер туз" in client.get("/me").text
+    client.cookies.set("lang", "en")
+    assert "four of a kind, queens, ace kicker" in client.get("/me").text
