@@ -87,6 +87,22 @@ def categoriser(ranking: str) -> Callable[[Sequence[str]], str]:
     return categorise
 
 
+def voided_outcome(take_id: int, code: str, old: Any, course: rules.Course) -> rules.Outcome:
+    """The outcome of a voided take: rejected as `voided`, keeping where it stood.
+
+    `old` is its previous outcome row (kind, card, checkpoint_id, deal, round), if any;
+    without one the code is classified afresh and deal/round are 0.
+    """
+    if old is not None:
+        return rules.Outcome(
+            take_id, old.kind, rules.REJECTED, VOIDED, old.card, old.checkpoint_id,
+            old.deal, old.round,
+        )  # fmt: skip
+    kind, cp, _ = course.classify(code)
+    card, cp_id = (cp.card, cp.checkpoint_id) if cp else (None, None)
+    return rules.Outcome(take_id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0)
+
+
 def describe(cards: Sequence[str], ranking: str) -> tuple[str, str]:
     """The English and Russian descriptions of a saved 5-card combination (RULES.md §1.3)."""
     from app.poker.evaluator import evaluate
@@ -251,17 +267,7 @@ def replay_participant(
     for take, void in logged:
         if void is None:
             continue
-        # A voided take keeps where it stood (kind, card, deal, round), rejected as `voided`.
-        row = existing.get(take.id)
-        if row is not None:
-            by_id[take.id] = rules.Outcome(
-                take.id, row.kind, rules.REJECTED, VOIDED, row.card, row.checkpoint_id,
-                row.deal, row.round,
-            )  # fmt: skip
-        else:
-            kind, cp, _ = course.classify(take.code)
-            card, cp_id = (cp.card, cp.checkpoint_id) if cp else (None, None)
-            by_id[take.id] = rules.Outcome(take.id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0)
+        by_id[take.id] = voided_outcome(take.id, take.code, existing.get(take.id), course)
 
     now = utcnow()
     changed = 0
@@ -751,19 +757,7 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
         for take in rows:
             if not take.voided:
                 continue
-            # A voided take keeps where it stood (kind, card, deal, round), rejected as `voided`.
-            old = existing.get(take.id)
-            if old is not None:
-                by_id[take.id] = rules.Outcome(
-                    take.id, old.kind, rules.REJECTED, VOIDED, old.card, old.checkpoint_id,
-                    old.deal, old.round,
-                )  # fmt: skip
-            else:
-                kind, cp, _ = course.classify(take.code)
-                card, cp_id = (cp.card, cp.checkpoint_id) if cp else (None, None)
-                by_id[take.id] = rules.Outcome(
-                    take.id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0
-                )
+            by_id[take.id] = voided_outcome(take.id, take.code, existing.get(take.id), course)
         n = 0
         for take_id, outcome in by_id.items():
             old = existing.get(take_id)
