@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, insert, select
+from sqlalchemy import RowMapping, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -17,15 +17,16 @@ from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, Ta
 
 def checkpoints_of_event(session: Session, event_id: int) -> Sequence[Any]:
     """Rows `(id, number, card, code, discard_code)` of the event's CPs (plain rows: fast)."""
-    return session.execute(
-        select(
-            Checkpoint.id,
-            Checkpoint.number,
-            Checkpoint.card,
-            Checkpoint.code,
-            Checkpoint.discard_code,
-        ).where(Checkpoint.event_id == event_id)
-    ).all()
+    return session.execute(_CHECKPOINTS, {"event_id": event_id}).all()
+
+
+_CHECKPOINTS = select(
+    Checkpoint.id,
+    Checkpoint.number,
+    Checkpoint.card,
+    Checkpoint.code,
+    Checkpoint.discard_code,
+).where(Checkpoint.event_id == bindparam("event_id"))
 
 
 def save_codes_of(session: Session, participant_id: int) -> list[str]:
@@ -68,27 +69,75 @@ def lock_participants_by_external_id(
         return found
     if not ids:
         return {}
-    rows = session.scalars(
-        select(Participant)
-        .where(Participant.event_id == event_id, Participant.external_id.in_(ids))
-        .order_by(Participant.id)
-        .with_for_update()
-    )
+    rows = session.scalars(_LOCK_BY_EXTERNAL_ID, {"event_id": event_id, "ids": ids})
     return {p.external_id: p for p in rows}
 
 
-def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, ParticipantState]:
-    """The stored states of these participants (absent: no take yet)."""
+_LOCK_BY_EXTERNAL_ID = (
+    select(Participant)
+    .where(
+        Participant.event_id == bindparam("event_id"),
+        Participant.external_id.in_(bindparam("ids", expanding=True)),
+    )
+    .order_by(Participant.id)
+    .with_for_update()
+)
+
+
+def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, RowMapping]:
+    """The stored states (`state`, `last_taken_at`, `last_take_id`) of these
+    participants, as plain rows by participant id (absent: no take yet)."""
     ids = sorted(set(participant_ids))
-    found: dict[int, ParticipantState] = {}
+    found: dict[int, RowMapping] = {}
     for start in range(0, len(ids), 500):
-        rows = session.scalars(
-            select(ParticipantState).where(
-                ParticipantState.participant_id.in_(ids[start : start + 500])
-            )
-        )
-        found.update({row.participant_id: row for row in rows})
+        rows = session.execute(_STATES, {"ids": ids[start : start + 500]}).mappings()
+        found.update({row["participant_id"]: row for row in rows})
     return found
+
+
+_STATES = select(
+    ParticipantState.participant_id,
+    ParticipantState.state,
+    ParticipantState.last_taken_at,
+    ParticipantState.last_take_id,
+).where(ParticipantState.participant_id.in_(bindparam("ids", expanding=True)))
+
+
+def insert_outcomes(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert `take_outcome` rows (an executemany of one cached statement)."""
+    if rows:
+        session.execute(insert(TakeOutcome), list(rows))
+
+
+def save_state(
+    session: Session,
+    *,
+    participant_id: int,
+    event_id: int,
+    values: dict[str, Any],
+    exists: bool,
+) -> None:
+    """Write a participant's projected state: an UPDATE when `exists`, else an INSERT.
+
+    `values`: `state`, `last_taken_at`, `last_take_id`, `updated_at`. Core
+    statements (no ORM object): the caller holds the participant's lock.
+    """
+    if exists:
+        # Not ORM-synchronised: no ParticipantState object of this participant is
+        # loaded in the session (states_of returns plain rows).
+        session.execute(_UPDATE_STATE, {"pid": participant_id, **values})
+    else:
+        session.execute(
+            insert(ParticipantState),
+            {"participant_id": participant_id, "event_id": event_id, **values},
+        )
+
+
+_UPDATE_STATE = (
+    update(ParticipantState)
+    .where(ParticipantState.participant_id == bindparam("pid"))
+    .execution_options(synchronize_session=False)
+)
 
 
 def save_codes_by_participant(
@@ -139,25 +188,37 @@ def insert_take(session: Session, values: dict[str, Any]) -> int | None:
 
 
 INSERT_CHUNK = 500  # rows per INSERT statement (9 parameters each)
+_INSERT_TAKES: dict[str, Any] = {}  # dialect name -> the statement (built once: its SQL is cached)
 
 
-def insert_takes(session: Session, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
-    """Insert takes with one statement per 500 rows; the ids of those stored, by
-    `(source, source_id)`. A row whose `(event, source, source_id)` is already in
-    the log (or earlier in `rows`) is not stored and is absent from the result."""
-    if not rows:
-        return {}
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stored: dict[tuple[str, str], int] = {}
-    for start in range(0, len(rows), INSERT_CHUNK):
-        statement = (
+def _insert_takes_statement(dialect: str) -> Any:
+    statement = _INSERT_TAKES.get(dialect)
+    if statement is None:
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = _INSERT_TAKES[dialect] = (
             insert(Take)
-            .values(list(rows[start : start + INSERT_CHUNK]))
             .on_conflict_do_nothing(index_elements=["event_id", "source", "source_id"])
             .returning(Take.id, Take.source, Take.source_id)
         )
-        for take_id, source, source_id in session.execute(statement):
+    return statement
+
+
+def insert_takes(session: Session, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """Insert takes (an executemany that SQLAlchemy sends as multi-row INSERTs); the
+    ids of those stored, by `(source, source_id)`. A row whose `(event, source,
+    source_id)` is already in the log (or earlier in `rows`) is not stored and is
+    absent from the result. The statement is built once per dialect, so its
+    compiled SQL comes from SQLAlchemy's cache (a per-request multi-row
+    `.values([...])` would be compiled anew on every delivery)."""
+    if not rows:
+        return {}
+    connection = session.connection()
+    statement = _insert_takes_statement(connection.dialect.name)
+    stored: dict[tuple[str, str], int] = {}
+    for start in range(0, len(rows), INSERT_CHUNK):
+        chunk = rows[start : start + INSERT_CHUNK]
+        result = connection.execute(statement, list(chunk) if len(chunk) > 1 else chunk[0])
+        for take_id, source, source_id in result:
             stored[(source, source_id)] = take_id
     return stored
 

@@ -16,13 +16,13 @@ import hashlib
 import io
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction
@@ -142,16 +142,18 @@ class Deck:
 
 
 def load_deck(session: Session, event: Event) -> Deck:
+    """The event's CPs as a `Deck` (one query)."""
     checkpoints: dict[str, rules.CheckpointRef] = {}
     discards: dict[str, rules.CheckpointRef] = {}
     numbers: dict[int, int] = {}
     discard_codes: dict[int, str] = {}
-    for cp in repo.checkpoints_of_event(session, event.id):
-        ref = rules.CheckpointRef(cp.id, cp.number, cp.card)
-        checkpoints[normalize_code(cp.code)] = ref
-        discards[normalize_code(cp.discard_code)] = ref
-        numbers[cp.id] = cp.number
-        discard_codes[cp.id] = cp.discard_code
+    # Codes are stored normalised (app.events.service), so they are keys as they are.
+    for cp_id, number, card, code, discard_code in repo.checkpoints_of_event(session, event.id):
+        ref = rules.CheckpointRef(cp_id, number, card)
+        checkpoints[code] = ref
+        discards[discard_code] = ref
+        numbers[cp_id] = number
+        discard_codes[cp_id] = discard_code
     return Deck(
         event, checkpoints, discards, numbers, discard_codes, categoriser(event.hand_ranking)
     )
@@ -164,18 +166,23 @@ def course_of(session: Session, deck: Deck, participant_id: int) -> rules.Course
 # -- applying takes ------------------------------------------------------------------------
 
 
+def _outcome_values(outcome: rules.Outcome, participant_id: int) -> dict[str, Any]:
+    """The columns of a new `take_outcome` row."""
+    return {
+        "take_id": outcome.take_id,
+        "participant_id": participant_id,
+        "kind": outcome.kind,
+        "outcome": outcome.outcome,
+        "reason": outcome.reason,
+        "card": outcome.card,
+        "checkpoint_id": outcome.checkpoint_id,
+        "deal": outcome.deal,
+        "round": outcome.round,
+    }
+
+
 def _outcome_row(outcome: rules.Outcome, participant_id: int) -> TakeOutcome:
-    return TakeOutcome(
-        take_id=outcome.take_id,
-        participant_id=participant_id,
-        kind=outcome.kind,
-        outcome=outcome.outcome,
-        reason=outcome.reason,
-        card=outcome.card,
-        checkpoint_id=outcome.checkpoint_id,
-        deal=outcome.deal,
-        round=outcome.round,
-    )
+    return TakeOutcome(**_outcome_values(outcome, participant_id))
 
 
 def _combination_row(
@@ -214,34 +221,47 @@ def apply_new_takes(
     participant: Participant,
     new: Sequence[rules.TakeIn],
     *,
-    row: ParticipantState | None,
+    row: Mapping[str, Any] | None,
     save_codes: Sequence[str],
 ) -> dict[int, rules.Outcome]:
     """Apply takes just inserted into the log for `participant` (already locked).
 
-    `row` is the participant's stored state (None before their first take) and
+    `row` is the participant's stored state (`repo.states_of`: `state`,
+    `last_taken_at`, `last_take_id`; None before their first take) and
     `save_codes` their save codes. In field-time order after the participant's
     last take: applied incrementally to the stored state. Otherwise (a late
     take): the participant is replayed from the log (RULES.md I-4). Returns the
     outcomes of `new` by take id.
     """
     ordered = sorted(new, key=rules.field_order)
-    last_key = (row.last_taken_at, row.last_take_id) if row and row.last_taken_at else None
+    last_key = (row["last_taken_at"], row["last_take_id"]) if row and row["last_taken_at"] else None
     if last_key is not None and rules.field_order(ordered[0]) <= last_key:
         outcomes, _ = replay_participant(session, deck, participant)
         return {take.take_id: outcomes[take.take_id] for take in ordered}
 
     course = deck.course(save_codes)
-    state = rules.PlayState.from_json(row.state if row else None)
+    state = rules.PlayState.from_json(row["state"] if row else None)
     result: dict[int, rules.Outcome] = {}
     for take in ordered:
         state, outcome = rules.apply_take(state, take, course)
         result[take.take_id] = outcome
-        session.add(_outcome_row(outcome, participant.id))
+    repo.insert_outcomes(session, [_outcome_values(o, participant.id) for o in result.values()])
     for combination in state.combinations:
         if combination.id in result:
             session.add(_combination_row(combination, participant.event_id, participant.id))
-    _store_state(session, row, participant, state, ordered[-1])
+    last = ordered[-1]
+    repo.save_state(
+        session,
+        participant_id=participant.id,
+        event_id=participant.event_id,
+        values={
+            "state": state.to_json(),
+            "last_taken_at": last.taken_at,
+            "last_take_id": last.take_id,
+            "updated_at": utcnow(),
+        },
+        exists=row is not None,
+    )
     session.flush()
     return result
 
@@ -325,20 +345,23 @@ def feed_frozen(session: Session, event: Event) -> bool:
     The event row is read FOR SHARE (PostgreSQL): opening an auction locks it FOR
     UPDATE, so a delivery either commits before the auction opens or sees it open.
     """
-    opened = (
+    status, any_opened = session.execute(_FROZEN, {"event_id": event.id}).one()
+    return status in FROZEN_STATUSES or bool(any_opened)
+
+
+_FROZEN = (
+    select(
+        Event.status,
         select(Auction.id)
         .where(
-            Auction.event_id == event.id,
+            Auction.event_id == Event.id,
             (Auction.status != "pending") | Auction.opened_at.is_not(None),
         )
-        .exists()
+        .exists(),
     )
-    status, any_opened = session.execute(
-        select(Event.status, opened)
-        .where(Event.id == event.id)
-        .with_for_update(read=True, of=Event)
-    ).one()
-    return status in FROZEN_STATUSES or bool(any_opened)
+    .where(Event.id == bindparam("event_id"))
+    .with_for_update(read=True, of=Event)
+)
 
 
 def feed_closed_error() -> Conflict:
