@@ -106,37 +106,38 @@ _STATES = select(
 def insert_outcomes(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Insert `take_outcome` rows (an executemany of one cached statement)."""
     if rows:
-        session.execute(insert(TakeOutcome), list(rows))
+        session.connection().execute(insert(TakeOutcome.__table__), list(rows))
 
 
-def save_state(
-    session: Session,
-    *,
-    participant_id: int,
-    event_id: int,
-    values: dict[str, Any],
-    exists: bool,
+def save_states(
+    session: Session, *, new: Sequence[dict[str, Any]], existing: Sequence[dict[str, Any]]
 ) -> None:
-    """Write a participant's projected state: an UPDATE when `exists`, else an INSERT.
+    """Write participants' projected states: INSERT the `new`, UPDATE the `existing`.
 
-    `values`: `state`, `last_taken_at`, `last_take_id`, `updated_at`. Core
-    statements (no ORM object): the caller holds the participant's lock.
+    Each row: `participant_id`, `event_id`, `state`, `last_taken_at`,
+    `last_take_id`, `updated_at`. Core executemany statements, no ORM object:
+    the caller holds the participants' locks, and no ParticipantState object of
+    theirs is loaded in the session (`states_of` returns plain rows).
     """
-    if exists:
-        # Not ORM-synchronised: no ParticipantState object of this participant is
-        # loaded in the session (states_of returns plain rows).
-        session.execute(_UPDATE_STATE, {"pid": participant_id, **values})
-    else:
-        session.execute(
-            insert(ParticipantState),
-            {"participant_id": participant_id, "event_id": event_id, **values},
+    connection = session.connection()
+    if new:
+        connection.execute(insert(ParticipantState.__table__), list(new))
+    if existing:
+        connection.execute(
+            _UPDATE_STATE, [{"pid": row["participant_id"], **row} for row in existing]
         )
 
 
+_STATE_TABLE = ParticipantState.__table__
 _UPDATE_STATE = (
-    update(ParticipantState)
-    .where(ParticipantState.participant_id == bindparam("pid"))
-    .execution_options(synchronize_session=False)
+    update(_STATE_TABLE)
+    .where(_STATE_TABLE.c.participant_id == bindparam("pid"))
+    .values(
+        state=bindparam("state"),
+        last_taken_at=bindparam("last_taken_at"),
+        last_take_id=bindparam("last_take_id"),
+        updated_at=bindparam("updated_at"),
+    )
 )
 
 

@@ -17,7 +17,7 @@ import io
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -215,6 +215,23 @@ def _store_state(
     row.updated_at = utcnow()
 
 
+@dataclass
+class ProjectionWrites:
+    """Rows that incremental applies of one delivery leave to write, all at once."""
+
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    states: list[dict[str, Any]] = field(default_factory=list)  # new: INSERT
+    updated_states: list[dict[str, Any]] = field(default_factory=list)  # existing: UPDATE
+    combinations: list[Combination] = field(default_factory=list)
+
+    def write(self, session: Session) -> None:
+        """Insert/update everything collected (a few executemany statements), then flush."""
+        repo.insert_outcomes(session, self.outcomes)
+        repo.save_states(session, new=self.states, existing=self.updated_states)
+        session.add_all(self.combinations)
+        session.flush()
+
+
 def apply_new_takes(
     session: Session,
     deck: Deck,
@@ -223,15 +240,17 @@ def apply_new_takes(
     *,
     row: Mapping[str, Any] | None,
     save_codes: Sequence[str],
+    writes: ProjectionWrites | None = None,
 ) -> dict[int, rules.Outcome]:
     """Apply takes just inserted into the log for `participant` (already locked).
 
     `row` is the participant's stored state (`repo.states_of`: `state`,
     `last_taken_at`, `last_take_id`; None before their first take) and
     `save_codes` their save codes. In field-time order after the participant's
-    last take: applied incrementally to the stored state. Otherwise (a late
-    take): the participant is replayed from the log (RULES.md I-4). Returns the
-    outcomes of `new` by take id.
+    last take: applied incrementally to the stored state, its rows collected
+    in `writes` (written at once by the caller) or, without `writes`, written
+    now. Otherwise (a late take): the participant is replayed from the log
+    (RULES.md I-4) and rewritten at once. Returns the outcomes of `new` by take id.
     """
     ordered = sorted(new, key=rules.field_order)
     last_key = (row["last_taken_at"], row["last_take_id"]) if row and row["last_taken_at"] else None
@@ -239,30 +258,31 @@ def apply_new_takes(
         outcomes, _ = replay_participant(session, deck, participant)
         return {take.take_id: outcomes[take.take_id] for take in ordered}
 
+    pending = writes if writes is not None else ProjectionWrites()
     course = deck.course(save_codes)
     state = rules.PlayState.from_json(row["state"] if row else None)
     result: dict[int, rules.Outcome] = {}
     for take in ordered:
         state, outcome = rules.apply_take(state, take, course)
         result[take.take_id] = outcome
-    repo.insert_outcomes(session, [_outcome_values(o, participant.id) for o in result.values()])
+        pending.outcomes.append(_outcome_values(outcome, participant.id))
     for combination in state.combinations:
         if combination.id in result:
-            session.add(_combination_row(combination, participant.event_id, participant.id))
+            pending.combinations.append(
+                _combination_row(combination, participant.event_id, participant.id)
+            )
     last = ordered[-1]
-    repo.save_state(
-        session,
-        participant_id=participant.id,
-        event_id=participant.event_id,
-        values={
-            "state": state.to_json(),
-            "last_taken_at": last.taken_at,
-            "last_take_id": last.take_id,
-            "updated_at": utcnow(),
-        },
-        exists=row is not None,
-    )
-    session.flush()
+    values = {
+        "participant_id": participant.id,
+        "event_id": participant.event_id,
+        "state": state.to_json(),
+        "last_taken_at": last.taken_at,
+        "last_take_id": last.take_id,
+        "updated_at": utcnow(),
+    }
+    (pending.updated_states if row is not None else pending.states).append(values)
+    if writes is None:
+        pending.write(session)
     return result
 
 
@@ -534,6 +554,7 @@ def ingest(
             if any(deck.card_or_discard(take.code) is None for take in takes)
         ],
     )
+    writes = ProjectionWrites()
     for participant_id, takes in new.items():
         outcomes.update(
             apply_new_takes(
@@ -543,8 +564,10 @@ def ingest(
                 takes,
                 row=states.get(participant_id),
                 save_codes=save_codes.get(participant_id, ()),
+                writes=writes,
             )
         )
+    writes.write(session)
 
     originals = repo.outcomes_by_take(session, duplicates.values())
     for index, item, _ in accepted:
