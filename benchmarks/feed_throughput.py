@@ -6,9 +6,14 @@ uvicorn workers (1, 2), at 50 and 200 concurrent clients on loopback, measures:
 - the field feed `POST /api/v1/events/{id}/takes`, each client a field device
   sending its participant's takes one at a time (5 card takes, then a save code,
   repeated), every take with a later field time than the previous one.
-Prints requests per second, p50 and p99 latency, errors, and the ratio of the
-feed's throughput to the baseline's. Targets (issue 10): PostgreSQL with 2
-workers >= 30 % of the baseline, p99 < 100 ms at 200 clients, no errors.
+Then the same devices paced at half the measured capacity, and at a fixed total
+rate (`--rate`, 100 takes/s by default: a 2,000-participant event's busiest
+minutes are well below that). Prints requests per second, p50 and p99 latency,
+errors, and the ratio of the feed's throughput to the baseline's. Targets (issue
+10): PostgreSQL with 2 workers >= 30 % of the baseline, p99 < 100 ms at 200
+clients, no errors. A closed loop of 200 clients keeps 200 requests in flight, so
+its latency is 200 / throughput whatever the endpoint (even /healthz's p99 is
+above 100 ms there): the p99 target is read at the paced loads.
 
     python benchmarks/feed_throughput.py            # the default run (a few minutes)
     python benchmarks/feed_throughput.py --quick    # fewer requests
@@ -358,6 +363,24 @@ def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: li
                 )
                 rows.append({**row, "endpoint": "takes@50%", **paced})
                 print_row(rows[-1])
+                # The same devices at a fixed total rate (`--rate` takes/s): the latency
+                # of a big event's busiest minutes, whatever this machine's capacity.
+                interval = clients / args.rate
+                fixed_requests = max(2, min(per_client // 2, int(limit / interval)))
+                fixed = asyncio.run(
+                    load(
+                        server.port,
+                        clients,
+                        fixed_requests,
+                        feed_requests(
+                            event_id, participants, codes, offset=per_client + paced_requests
+                        ),
+                        limit,
+                        interval=interval,
+                    )
+                )
+                rows.append({**row, "endpoint": f"takes@{args.rate:g}/s", **fixed})
+                print_row(rows[-1])
                 if server.error_lines():
                     print(f"  server log: {server.error_lines()} ERROR lines so far", flush=True)
         finally:
@@ -387,6 +410,9 @@ def main() -> int:
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--clients", default="50,200")
     parser.add_argument("--requests", type=int, default=0, help="total requests per measurement")
+    parser.add_argument(
+        "--rate", type=float, default=100.0, help="takes/s of the fixed-rate measurement"
+    )
     parser.add_argument("--time-limit", type=float, default=40.0, help="seconds per measurement")
     parser.add_argument("--pg-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()

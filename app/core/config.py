@@ -34,6 +34,16 @@ class Settings(BaseSettings):
     port: int = 8000
     db_pool_size: int = 10
     db_max_overflow: int = 20
+    feed_batch_max_takes: int = Field(
+        default=1000,
+        ge=1,
+        description="Takes of concurrent deliveries stored together in one transaction.",
+    )
+    feed_batch_concurrency: int = Field(
+        default=2,
+        ge=1,
+        description="Transactions of combined deliveries one process runs at once per event.",
+    )
     scan_unknown_codes_per_minute: int = Field(
         default=10,
         description="Unknown codes a participant may scan per minute before 429 (code guessing).",

@@ -41,6 +41,18 @@ def database_concurrency(settings: Settings) -> int:
     return max(1, min(settings.db_pool_size + settings.db_max_overflow, THREAD_POOL_SIZE - 8))
 
 
+def database_slots(app: object) -> asyncio.Semaphore:
+    """The semaphore of this process's database slots (`database_concurrency`), one per
+    event loop. Whoever opens a session on the request path holds a slot meanwhile."""
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(
+            database_concurrency(app.state.settings)  # type: ignore[attr-defined]
+        )
+    return gate
+
+
 async def database_gate(request: Request) -> AsyncIterator[None]:
     """Admit a request to the database only when one of the process's slots is free.
 
@@ -51,11 +63,7 @@ async def database_gate(request: Request) -> AsyncIterator[None]:
     until the 30 s timeouts turn them all into errors. Per-process and in memory
     by design: it limits this process's own threads, nothing shared.
     """
-    loop = asyncio.get_running_loop()
-    gate = _gates.get(loop)
-    if gate is None:
-        gate = _gates[loop] = asyncio.Semaphore(database_concurrency(request.app.state.settings))
-    async with gate:
+    async with database_slots(request.app):
         yield
 
 

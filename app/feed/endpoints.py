@@ -14,6 +14,7 @@ from app.events.deps import EventDep, ParticipantDep, participant_by_token
 from app.feed import keys as key_service
 from app.feed import repository as repo
 from app.feed import service
+from app.feed.batching import feed_batcher
 from app.feed.schemas import (
     CorrectionRead,
     ImportRead,
@@ -61,8 +62,8 @@ async def csv_upload(request: Request) -> tuple[bytes, bytes]:
     response_model=TakesBatchRead,
     summary="Deliver takes (the field feed)",
 )
-def deliver_takes(
-    batch: TakesBatchCreate, event: EventDep, request: Request, session: SessionDep, body: RawBody
+async def deliver_takes(
+    event_id: int, batch: TakesBatchCreate, request: Request, body: RawBody
 ) -> TakesBatchRead:
     """Store and apply up to 1000 takes; one result per item, in input order.
 
@@ -71,9 +72,10 @@ def deliver_takes(
     (`X-Signature-Timestamp`, `X-Signature`: HMAC-SHA256 over `timestamp + "." + body`).
     A bad item gets `status` `error` and never rejects the others; a
     redelivered `(source, source_id)` stores nothing (`duplicate_delivery`).
+    404 `event_not_found`. Concurrent deliveries to an event share a transaction
+    (`app.feed.batching`); each gets its own results once they are committed.
     """
-    actor = key_service.feed_actor(request, session, event, body)
-    results = service.ingest(session, event, batch.takes, recorded_by=actor)
+    results = await feed_batcher(request.app).deliver(event_id, request, body, batch.takes)
     return TakesBatchRead(results=results)
 
 

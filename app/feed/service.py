@@ -444,7 +444,7 @@ def ingest(
     event: Event,
     items: Sequence[Any],
     *,
-    recorded_by: str,
+    recorded_by: str | Sequence[str],
     received_at: datetime | None = None,
     payloads: Sequence[dict[str, Any]] | None = None,
 ) -> list[TakeResult]:
@@ -455,9 +455,11 @@ def ingest(
     and is not stored; the others are. A `(source, source_id)` already in the
     log stores nothing and reports `duplicate_delivery` with the original
     take's current outcome (RULES.md I-4). Participants of the batch are locked
-    in id order before anything is stored.
+    in id order before anything is stored. `recorded_by`: who sent the takes
+    (`organiser`, `key:<prefix>`, …), one for all or one per item.
     """
     received_at = received_at or utcnow()
+    senders = [recorded_by] * len(items) if isinstance(recorded_by, str) else list(recorded_by)
     results: list[TakeResult | None] = [None] * len(items)
     valid: list[tuple[int, TakeCreate]] = []
     for index, raw in enumerate(items):
@@ -523,7 +525,7 @@ def ingest(
                 "code": item.code,
                 "taken_at": item.taken_at,
                 "received_at": received_at,
-                "recorded_by": recorded_by,
+                "recorded_by": senders[index],
                 "payload": payloads[index] if payloads else item.model_dump(mode="json"),
             }
             for index, item, participant in to_store
