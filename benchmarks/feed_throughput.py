@@ -142,45 +142,50 @@ class Server:
         self.log.close()
 
 
-def setup_event(url: str, participants: int, seed: int) -> tuple[int, list[dict], list[str]]:
-    """An event of the seed course with `participants` participants (through the API)."""
+def setup_event(
+    url: str, participants: int, seed: int, client: httpx.Client | None = None
+) -> tuple[int, list[dict], list[str]]:
+    """An event of the seed course with `participants` participants (through the API, at
+    `url` or with `client`, e.g. an in-process TestClient sending the organiser token)."""
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    if client is None:
+        with httpx.Client(base_url=url, headers=headers, timeout=60) as own:
+            return setup_event(url, participants, seed, own)
     now = datetime.now(UTC)
     course = build_course(random.Random(seed))
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
-        body = {
-            "name": f"Benchmark {seed}",
-            "opens_at": (now - timedelta(hours=2)).isoformat(),
-            "closes_at": (now + timedelta(hours=16)).isoformat(),
-            "timezone": "Europe/Moscow",
-            "hand_ranking": "seed",
-            "save_codes_per_participant": 10,
+    body = {
+        "name": f"Benchmark {seed}",
+        "opens_at": (now - timedelta(hours=2)).isoformat(),
+        "closes_at": (now + timedelta(hours=16)).isoformat(),
+        "timezone": "Europe/Moscow",
+        "hand_ranking": "seed",
+        "save_codes_per_participant": 10,
+    }
+    event = client.post(f"{API}/events", json=body)
+    event.raise_for_status()
+    event_id = event.json()["id"]
+    deck = [
+        {
+            "number": cp.number,
+            "card": cp.card,
+            "lat": cp.lat,
+            "lon": cp.lon,
+            "hint": cp.hint,
+            "code": cp.code,
+            "discard_code": cp.discard_code,
         }
-        event = client.post(f"{API}/events", json=body)
-        event.raise_for_status()
-        event_id = event.json()["id"]
-        deck = [
-            {
-                "number": cp.number,
-                "card": cp.card,
-                "lat": cp.lat,
-                "lon": cp.lon,
-                "hint": cp.hint,
-                "code": cp.code,
-                "discard_code": cp.discard_code,
-            }
-            for cp in course
-        ]
-        client.put(f"{API}/events/{event_id}/checkpoints", json={"checkpoints": deck})
-        client.post(f"{API}/events/{event_id}/status", json={"status": "course_open"})
-        created = []
-        for index in range(participants):
-            response = client.post(
-                f"{API}/events/{event_id}/participants",
-                json={"name": f"Bench {index}", "external_id": f"b{seed}-{index}"},
-            )
-            response.raise_for_status()
-            created.append(response.json())
+        for cp in course
+    ]
+    client.put(f"{API}/events/{event_id}/checkpoints", json={"checkpoints": deck})
+    client.post(f"{API}/events/{event_id}/status", json={"status": "course_open"})
+    created = []
+    for index in range(participants):
+        response = client.post(
+            f"{API}/events/{event_id}/participants",
+            json={"name": f"Bench {index}", "external_id": f"b{seed}-{index}"},
+        )
+        response.raise_for_status()
+        created.append(response.json())
     codes = [cp.code for cp in course]
     random.Random(seed).shuffle(codes)
     return event_id, created, codes
