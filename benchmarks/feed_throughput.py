@@ -323,6 +323,16 @@ def health_requests(index: int, n: int):
     return "GET", "/healthz", b"", ""
 
 
+def paced_load(
+    port: int, clients: int, rate: float, most: int, limit: float, make_request
+) -> tuple[dict[str, float], int]:
+    """`clients` devices sending `rate` requests/s in all (at most `most` each, for at
+    most `limit` s); (the figures, requests sent per device)."""
+    interval = clients / max(rate, 0.1)
+    count = max(2, min(most, int(limit / interval)))
+    return asyncio.run(load(port, clients, count, make_request, limit, interval=interval)), count
+
+
 def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: list[dict]) -> None:
     migrate(database_url)
     seed = 0
@@ -354,35 +364,25 @@ def run_backend(name: str, database_url: str, args: argparse.Namespace, rows: li
                 print_row(rows[-2])
                 print_row(rows[-1])
                 # The same devices, each at one take every `interval` seconds: half the capacity.
-                interval = clients / max(0.5 * feed["rps"], 0.1)
-                paced_requests = max(2, min(per_client // 2, int(limit / interval)))
-                paced = asyncio.run(
-                    load(
-                        server.port,
-                        clients,
-                        paced_requests,
-                        feed_requests(event_id, participants, codes, offset=per_client),
-                        limit,
-                        interval=interval,
-                    )
+                half, sent = paced_load(
+                    server.port,
+                    clients,
+                    0.5 * feed["rps"],
+                    per_client // 2,
+                    limit,
+                    feed_requests(event_id, participants, codes, offset=per_client),
                 )
-                rows.append({**row, "endpoint": "takes@50%", **paced})
+                rows.append({**row, "endpoint": "takes@50%", **half})
                 print_row(rows[-1])
                 # The same devices at a fixed total rate (`--rate` takes/s): the latency
                 # of a big event's busiest minutes, whatever this machine's capacity.
-                interval = clients / args.rate
-                fixed_requests = max(2, min(per_client // 2, int(limit / interval)))
-                fixed = asyncio.run(
-                    load(
-                        server.port,
-                        clients,
-                        fixed_requests,
-                        feed_requests(
-                            event_id, participants, codes, offset=per_client + paced_requests
-                        ),
-                        limit,
-                        interval=interval,
-                    )
+                fixed, _ = paced_load(
+                    server.port,
+                    clients,
+                    args.rate,
+                    per_client // 2,
+                    limit,
+                    feed_requests(event_id, participants, codes, offset=per_client + sent),
                 )
                 rows.append({**row, "endpoint": f"takes@{args.rate:g}/s", **fixed})
                 print_row(rows[-1])

@@ -818,15 +818,7 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
                     previous = (old.previous_outcome, old.previous_reason, old.changed_at)
             outcome_rows.append(
                 {
-                    "take_id": take_id,
-                    "participant_id": participant_id,
-                    "kind": outcome.kind,
-                    "outcome": outcome.outcome,
-                    "reason": outcome.reason,
-                    "card": outcome.card,
-                    "checkpoint_id": outcome.checkpoint_id,
-                    "deal": outcome.deal,
-                    "round": outcome.round,
+                    **_outcome_values(outcome, participant_id),
                     "previous_outcome": previous[0],
                     "previous_reason": previous[1],
                     "changed_at": previous[2],
