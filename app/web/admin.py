@@ -212,6 +212,14 @@ def checkpoints_page(
     return render(request, "admin/checkpoints.html", context)
 
 
+@router.get("/events/{event_id}/participant-cards")
+def participant_cards_button(event: EventDep, _: AdminPage) -> Response:
+    """A browser that opens (or reloads) the cards' URL: 303 to the checkpoints page,
+    whose button prints them. Printing re-issues the personal links, so a GET never
+    prints."""
+    return see_other(f"/admin/events/{event.id}/checkpoints")
+
+
 @router.post("/events/{event_id}/participant-cards")
 def participant_cards(
     event: EventDep,

@@ -12,6 +12,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.events.models import Event
+from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
 from tests.web.test_signin import admin_login, csrf_of
 
@@ -78,6 +79,48 @@ def test_participant_cards_are_printed_through_a_csrf_protected_form(
     page = client.post(url, data={"csrf_token": token})
     assert page.status_code == 200
     assert "/p/" in page.text and "Анна" in page.text
+
+
+def test_opening_the_participant_cards_url_leads_to_the_print_button(
+    client: TestClient, event_with_play
+):
+    event_id, anna = event_with_play
+    url = f"/admin/events/{event_id}/participant-cards"
+
+    signed_out = client.get(url, follow_redirects=False)
+    assert signed_out.status_code == 303
+    assert signed_out.headers["location"] == f"/admin/login?next={url}"
+
+    admin_login(client)
+    response = client.get(url, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/admin/events/{event_id}/checkpoints"
+    assert response.headers["cache-control"] == "no-store"
+    page = client.get(url)  # followed: the checkpoints page with the print form
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert f'<form method="post" action="{url}"' in page.text
+    assert "Печать карточек участников" in page.text
+
+    # A GET prints nothing: the personal link handed out earlier still works.
+    phone = TestClient(client.app)
+    assert phone.get(f"/p/{anna.access_token}", follow_redirects=False).status_code == 303
+    assert phone.get("/me").status_code == 200
+
+
+def test_signing_in_from_the_participant_cards_url_ends_on_the_checkpoints_page(
+    client: TestClient, event_with_play
+):
+    event_id, _ = event_with_play
+    url = f"/admin/events/{event_id}/participant-cards"
+    login = client.get(url)  # followed to the sign-in form, which carries `next`
+    assert login.status_code == 200 and str(login.url).endswith(f"/admin/login?next={url}")
+    response = client.post(
+        "/admin/login",
+        data={"token": ADMIN_TOKEN, "csrf_token": csrf_of(login.text), "next": url},
+    )
+    assert response.status_code == 200
+    assert str(response.url) == f"http://testserver/admin/events/{event_id}/checkpoints"
 
 
 def test_void_and_add_a_take_from_the_participant_page(
