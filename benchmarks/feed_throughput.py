@@ -272,7 +272,7 @@ async def load(
                     connection.close()
                 latencies.append(time.perf_counter() - begin)
                 errors += not ok
-                if interval:
+                if interval and n < requests_per_client - 1:  # no idle tail after the last
                     await asyncio.sleep(max(0.0, interval - (time.perf_counter() - begin)))
         finally:
             connection.close()
