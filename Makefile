@@ -18,7 +18,6 @@ install-dev: $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 
 migrate: install
-	mkdir -p data
 	$(BIN)/alembic upgrade head
 
 run: migrate

@@ -44,3 +44,13 @@ def test_every_setting_is_documented() -> None:
         variable = name.upper()
         assert re.search(rf"^#? ?{variable}=", example, re.M), f"{variable} not in .env.example"
         assert f"`{variable}`" in readme, f"{variable} not in README's configuration table"
+
+
+def test_env_example_leaves_derived_settings_unset() -> None:
+    """Copied to `.env`, the example must not pin what DATA_DIR, HOST and PORT derive:
+    the SQLite file follows DATA_DIR and `make run` sets BASE_URL from HOST:PORT only
+    when BASE_URL is unset."""
+    example = (ROOT / ".env.example").read_text()
+    for variable in ("DATABASE_URL",):
+        assert not re.search(rf"^{variable}=", example, re.M), f"{variable} is set"
+        assert re.search(rf"^# {variable}=", example, re.M), f"{variable} has no example"

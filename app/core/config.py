@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path("data")
+SQLITE_FILE = "rogaine.db"
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
 
 
@@ -19,7 +20,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     environment: Literal["development", "production", "test"] = "development"
-    database_url: str = f"sqlite:///{DEFAULT_DATA_DIR / 'rogaine.db'}"
+    database_url: str = Field(
+        default=f"sqlite:///{DEFAULT_DATA_DIR / SQLITE_FILE}",
+        description="SQLAlchemy URL; when unset, the SQLite file DATA_DIR/rogaine.db.",
+    )
     admin_token: str | None = None
     secret_key: str | None = Field(
         default=None,
@@ -69,6 +73,13 @@ class Settings(BaseSettings):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
+
+    @model_validator(mode="after")
+    def _database_in_data_dir(self) -> Settings:
+        """Without DATABASE_URL the SQLite file lives in DATA_DIR (an explicit URL wins)."""
+        if "database_url" not in self.model_fields_set:
+            self.database_url = f"sqlite:///{self.data_dir / SQLITE_FILE}"
+        return self
 
     @model_validator(mode="after")
     def _refuse_placeholders(self) -> Settings:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import DateTime, Engine, MetaData, create_engine, event
+from sqlalchemy import DateTime, Engine, MetaData, create_engine, event, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
@@ -75,8 +76,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def make_engine(settings: Settings) -> Engine:
-    """An engine for `settings.database_url`: SQLite (foreign keys on, WAL) or PostgreSQL."""
+    """An engine for `settings.database_url`: SQLite (foreign keys on, WAL) or PostgreSQL.
+
+    For a SQLite file the directory holding it is created when missing (DATA_DIR
+    by default), so the service, the CLI and `alembic upgrade head` need no `mkdir`.
+    """
     if settings.is_sqlite:
+        database = make_url(settings.database_url).database
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             settings.database_url,
             connect_args={"check_same_thread": False, "timeout": 30},
