@@ -51,6 +51,6 @@ def test_env_example_leaves_derived_settings_unset() -> None:
     the SQLite file follows DATA_DIR and `make run` sets BASE_URL from HOST:PORT only
     when BASE_URL is unset."""
     example = (ROOT / ".env.example").read_text()
-    for variable in ("DATABASE_URL",):
+    for variable in ("DATABASE_URL", "BASE_URL"):
         assert not re.search(rf"^{variable}=", example, re.M), f"{variable} is set"
         assert re.search(rf"^# {variable}=", example, re.M), f"{variable} has no example"
