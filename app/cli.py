@@ -12,17 +12,35 @@ from typing import Any
 from app.core.config import Settings, get_settings
 
 
+def admin_token_path(settings: Settings) -> Path:
+    """Where `serve` keeps the generated organiser token: DATA_DIR/admin_token."""
+    return Path(settings.data_dir) / "admin_token"
+
+
+def read_admin_token(settings: Settings) -> str | None:
+    """The organiser token the server uses: ADMIN_TOKEN, else DATA_DIR/admin_token, else None.
+
+    Never generates one: commands that talk to a running server (`simulate --url`)
+    must send the token it has, not a new one.
+    """
+    if settings.admin_token:
+        return settings.admin_token
+    path = admin_token_path(settings)
+    if path.exists():
+        return path.read_text().strip() or None
+    return None
+
+
 def ensure_admin_token(settings: Settings) -> tuple[str, bool]:
     """The organiser token: ADMIN_TOKEN, else the one kept in DATA_DIR/admin_token.
 
     When neither exists a new random token is generated and written there (mode 0600).
     Returns (token, generated_now).
     """
-    if settings.admin_token:
-        return settings.admin_token, False
-    path = Path(settings.data_dir) / "admin_token"
-    if path.exists():
-        return path.read_text().strip(), False
+    token = read_admin_token(settings)
+    if token:
+        return token, False
+    path = admin_token_path(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(24)
     path.write_text(token + "\n")
@@ -49,7 +67,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"  Rogaine Poker on http://{host}:{port}")
     print(f"  Organiser pages: http://{host}:{port}/admin")
     print(f"  API docs:        http://{host}:{port}/docs")
-    kept = Path(settings.data_dir) / "admin_token"
+    kept = admin_token_path(settings)
     origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
     print(f"  Organiser token: {token}  ({origin})")
     if demo:
@@ -134,15 +152,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _token_origin(settings: Settings) -> str:
-    path = Path(settings.data_dir) / "admin_token"
+    path = admin_token_path(settings)
     return str(path) if path.exists() else "ADMIN_TOKEN"
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Simulate a whole event through the HTTP API and print the podium and statistics.
 
-    Against `--url` with the organiser token (`--token`, else ADMIN_TOKEN), or
-    in-process on a throwaway SQLite database when no URL is given.
+    Against `--url` with the organiser token (`--token`, else the server's own:
+    ADMIN_TOKEN, else DATA_DIR/admin_token as `make run` keeps it), or in-process
+    on a throwaway SQLite database when no URL is given.
     """
     import time
 
@@ -161,10 +180,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     if args.url:
-        token = args.token or get_settings().admin_token
+        settings = get_settings()
+        token = args.token or read_admin_token(settings)
         if not token:
             print(
-                "simulate --url needs --token or ADMIN_TOKEN (the organiser token)", file=sys.stderr
+                "simulate --url needs the organiser token: --token, ADMIN_TOKEN or "
+                f"{admin_token_path(settings)} (written by `make run`)",
+                file=sys.stderr,
             )
             return 2
         with httpx.Client(base_url=args.url.rstrip("/"), timeout=60) as http:
@@ -241,7 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--participants", type=int, default=30, help="default: 30")
     simulate.add_argument("--seed", type=int, default=1, help="same seed, same run (default: 1)")
     simulate.add_argument("--url", help="a running service; default: in-process on a temp SQLite")
-    simulate.add_argument("--token", help="organiser token for --url (default: ADMIN_TOKEN)")
+    simulate.add_argument(
+        "--token",
+        help="organiser token for --url (default: ADMIN_TOKEN, else DATA_DIR/admin_token)",
+    )
     simulate.add_argument("--date", default="2026-06-13", help="local date the course opens")
     simulate.add_argument("--verbose", action="store_true", help="progress on stderr")
     simulate.set_defaults(func=cmd_simulate)
