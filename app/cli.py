@@ -48,17 +48,28 @@ def ensure_admin_token(settings: Settings) -> tuple[str, bool]:
     return token, True
 
 
+def served_address(settings: Settings, args: argparse.Namespace) -> tuple[str, int]:
+    """The (host, port) `serve` listens on: `--host`/`--port`, else HOST/PORT."""
+    return args.host or settings.host, args.port or settings.port
+
+
+def public_base_url(settings: Settings, host: str, port: int) -> str:
+    """BASE_URL when it is set, else the address served on: what links and QR codes use."""
+    if "base_url" in settings.model_fields_set:
+        return settings.base_url
+    return f"http://{host}:{port}"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Start uvicorn after making sure the organiser token exists; print the admin URL."""
     import uvicorn
 
     settings = get_settings()
     token, generated = ensure_admin_token(settings)
-    host, port = args.host or settings.host, args.port or settings.port
+    host, port = served_address(settings, args)
     # The server process (and any worker processes) read these through Settings.
     os.environ["ADMIN_TOKEN"] = token
-    if "base_url" not in settings.model_fields_set:
-        os.environ["BASE_URL"] = f"http://{host}:{port}"  # QR codes and links point here
+    os.environ["BASE_URL"] = public_base_url(settings, host, port)  # QR codes and links
     get_settings.cache_clear()
     settings = get_settings()
 
@@ -136,16 +147,21 @@ def demo_history(settings: Settings, loaded: Any) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Load a demo event (54 CPs, course open now, four participants) and print its links."""
+    """Load a demo event (54 CPs, course open now, four participants) and print its links.
+
+    The links use BASE_URL, else the address `serve` listens on (`--host`/`--port`,
+    else HOST/PORT), as `make run` does.
+    """
     from app.core.db import make_engine, make_sessionmaker, transaction
     from app.events import demo
 
     settings = get_settings()
+    base_url = public_base_url(settings, *served_address(settings, args))
     engine = make_engine(settings)
     try:
         with transaction(make_sessionmaker(engine)) as session:
-            loaded = demo.load_demo(session, settings.base_url)
-            print(demo.describe(loaded, settings.base_url))
+            loaded = demo.load_demo(session, base_url)
+            print(demo.describe(loaded, base_url))
     finally:
         engine.dispose()
     return 0
@@ -256,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="load a demo event (54 CPs, course open now) and print the personal links"
     )
+    demo.add_argument("--host", help="of the server, for the links (default: HOST)")
+    demo.add_argument("--port", type=int, help="of the server, for the links (default: PORT)")
     demo.set_defaults(func=cmd_demo)
     simulate = commands.add_parser(
         "simulate", help="play a whole simulated event through the HTTP API, print the podium"

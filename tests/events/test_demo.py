@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.cli import build_parser, load_demo_if_empty
+from app.cli import build_parser, load_demo_if_empty, main
+from app.core.config import get_settings
 from app.core.security import hash_token
 from app.events.demo import AREA_LAT, AREA_LON, load_demo
 from app.events.models import Checkpoint, Participant
@@ -75,3 +77,36 @@ def test_serve_loads_the_demo_only_into_an_empty_database(settings) -> None:
 def test_cli_has_a_demo_command() -> None:
     args = build_parser().parse_args(["demo"])
     assert args.func.__name__ == "cmd_demo"
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "base"),
+    [
+        ([], {"PORT": "9000"}, "http://127.0.0.1:9000"),
+        ([], {"HOST": "0.0.0.0", "PORT": "9001"}, "http://0.0.0.0:9001"),
+        (["--port", "9002"], {"PORT": "9000"}, "http://127.0.0.1:9002"),
+        (
+            ["--port", "9002"],
+            {"BASE_URL": "https://poker.example.org/"},
+            "https://poker.example.org",
+        ),
+    ],
+)
+def test_demo_links_use_the_served_address(
+    monkeypatch, capsys, database_url, argv, env, base
+) -> None:
+    """Like `make run`: BASE_URL when set, else http://HOST:PORT (`--host`/`--port` first)."""
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    for name in ("BASE_URL", "HOST", "PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    try:
+        assert main(["demo", *argv]) == 0
+    finally:
+        get_settings.cache_clear()
+    out = capsys.readouterr().out
+    assert out.count(f"{base}/p/") == 4
+    assert f"{base}/api/v1/events/" in out
+    assert ":8000" not in out
