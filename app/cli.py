@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import Settings, get_settings
+from app.core.text import counted
 
 
 def admin_token_path(settings: Settings) -> Path:
@@ -224,7 +225,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     """Replay participants' state from the take log (RULES.md I-4), one event or all.
 
     Each event is rebuilt in its own transaction on DATABASE_URL; prints one line
-    per event. Exit status 1 when `--event` does not exist.
+    per event ("N participants with takes, N takes replayed, N outcomes changed":
+    participants without a take have nothing to replay). Exit status 1 when
+    `--event` does not exist.
     """
     from sqlalchemy import select
 
@@ -253,8 +256,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                     session, event, actor="cli"
                 )
             print(
-                f"event {event_id}: {participants} participants, {takes} takes replayed, "
-                f"{changed} outcomes changed"
+                f"event {event_id}: "
+                f"{counted(participants, 'participant with takes', 'participants with takes')}, "
+                f"{counted(takes, 'take')} replayed, {counted(changed, 'outcome')} changed"
             )
     finally:
         engine.dispose()

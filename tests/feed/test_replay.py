@@ -81,8 +81,28 @@ def test_rebuild_command(client, admin, world, session, database_url, monkeypatc
         assert cli.main(["rebuild", "--event", "999999"]) == 1
     finally:
         get_settings.cache_clear()
-    assert f"event {world.id}: 2 participants, 21 takes replayed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"event {world.id}: 2 participants with takes, 21 takes replayed, 0 outcomes" in out
     assert projection(session) == before
+
+
+def test_rebuild_command_counts_in_plain_words(
+    client, admin, world, session, database_url, monkeypatch, capsys
+):
+    """A participant without takes is not counted as replayed, and one of a thing is singular."""
+    make_participant(session, session.get(Event, world.id), "103", "Carol")
+    session.commit()
+    deliver(client, admin, world, [take(world, world.alice, world.cp("2H"), 1)])
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    get_settings.cache_clear()
+    try:
+        assert cli.main(["rebuild", "--event", str(world.id)]) == 0
+    finally:
+        get_settings.cache_clear()
+    out = capsys.readouterr().out
+    assert out == (
+        f"event {world.id}: 1 participant with takes, 1 take replayed, 0 outcomes changed\n"
+    )
 
 
 def test_void_and_add_are_corrections_with_an_audit_trail(client, admin, world):
