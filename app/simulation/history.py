@@ -17,6 +17,7 @@ from typing import Any
 
 from app.core.config import Settings
 from app.core.db import make_engine, utcnow
+from app.core.text import counted
 from app.simulation.client import ApiClient
 from app.simulation.runner import FIRST_NAMES, LAST_NAMES, Simulation, SimulationConfig
 
@@ -80,6 +81,7 @@ def simulate_history(
         access_log.setLevel(level)
         engine.dispose()
     return (
-        f"  Simulated history: {sent} takes by {len(simulation.agents)} participants since the"
+        f"  Simulated history: {counted(sent, 'take')} by"
+        f" {counted(len(simulation.agents), 'participant')} since the"
         f" opening ({late} more waiting on offline devices)"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from statistics import mean, median
 
+from app.core.text import counted
 from app.simulation.cards import CATEGORIES
 from app.simulation.runner import SimulationResult
 
@@ -48,7 +49,8 @@ def render(result: SimulationResult) -> str:
     for closed in result.auctions:
         winner = f"#{closed['winner']}" if closed.get("winner") else "none"
         tie = ", after a tie" if closed.get("tie") else ""
-        add(f"  place {closed['place']}: {len(closed.get('bids', []))} bids, winner {winner}{tie}")
+        bids = counted(len(closed.get("bids", [])), "bid")
+        add(f"  place {closed['place']}: {bids}, winner {winner}{tie}")
     add("")
     takes = [take for state in result.states.values() for take in state["takes"]]
     kinds = Counter(take["kind"] for take in takes)
@@ -61,8 +63,10 @@ def render(result: SimulationResult) -> str:
     )
     d = result.deliveries
     add(
-        f"Deliveries: {d['batches']} batches, {d['accepted'] + d['duplicate_delivery']} items "
-        f"({d['duplicate_delivery']} redelivered duplicates), {d['late_items']} items synced late"
+        f"Deliveries: {counted(d['batches'], 'batch', 'batches')}, "
+        f"{counted(d['accepted'] + d['duplicate_delivery'], 'item')} "
+        f"({counted(d['duplicate_delivery'], 'redelivered duplicate')}), "
+        f"{counted(d['late_items'], 'item')} synced late"
     )
     add("")
     add("Takes rejected, by reason")
@@ -89,7 +93,7 @@ def render(result: SimulationResult) -> str:
         add(f"  {_pretty(category):<16} {n:>6}  {100 * n / total:5.1f}%")
     add("")
     unsaved = result.unsaved_hands
-    add(f"Hands never saved: {len(unsaved)} participants")
+    add(f"Hands never saved: {counted(len(unsaved), 'participant')}")
     by_strategy: dict[str, list[int]] = {}
     for participant in result.participants:
         by_strategy.setdefault(participant["strategy"], []).append(
