@@ -40,9 +40,10 @@ def simulate_history(
     Everyone starts within the first 20 minutes. Returns one line to print.
     Request log lines are silenced while it runs.
     """
-    from fastapi.testclient import TestClient
-
     from app.main import create_app
+    from app.simulation.local import import_test_client
+
+    TestClient = import_test_client()
 
     now = now or utcnow()
     engine = make_engine(settings)

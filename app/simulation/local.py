@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -28,6 +30,26 @@ def migrate(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
+def import_test_client() -> type[Any]:
+    """fastapi's `TestClient` class, imported without Starlette's httpx deprecation warning.
+
+    The simulation drives the app in process through `TestClient` (sync httpx on
+    the ASGI app; httpx's own `ASGITransport` is async only). Starlette >= 1.x warns
+    at that import, when the `httpx2` package is missing, that "Using `httpx` with
+    `starlette.testclient` is deprecated; install `httpx2` instead": a note for test
+    suites that `make run` and `rogaine-poker simulate` would print to every user.
+    Only that warning is silenced, only for this import; everything else still shows.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore",
+            message=r"Using `httpx` with `starlette\.testclient` is deprecated",
+            category=UserWarning,  # StarletteDeprecationWarning is a UserWarning
+        )
+        from fastapi.testclient import TestClient
+    return TestClient
+
+
 @contextmanager
 def in_process_client(database_url: str | None = None) -> Iterator[tuple[object, str]]:
     """A `TestClient` on a fresh app and the organiser token.
@@ -35,10 +57,9 @@ def in_process_client(database_url: str | None = None) -> Iterator[tuple[object,
     With no `database_url`, the database is a new SQLite file in a temporary
     directory, migrated to head and deleted afterwards. Request logs are quiet.
     """
-    from fastapi.testclient import TestClient
-
     from app.main import create_app
 
+    TestClient = import_test_client()
     with tempfile.TemporaryDirectory(prefix="rogaine-sim-") as tmp:
         url = database_url or f"sqlite:///{Path(tmp) / 'simulation.db'}"
         settings = Settings(
