@@ -28,6 +28,10 @@ DEMO_TIMEZONE = "Europe/Moscow"
 AREA_LAT = (55.845, 55.885)
 AREA_LON = (37.730, 37.830)
 LAYOUT_SEED = 2026  # positions and place descriptions (public anyway)
+# The course opened this long before `now` and stays open 24 hours in all, so the
+# simulated history of `make run` (app/simulation/history.py) has hours to play.
+OPENED_AGO = timedelta(hours=6)
+OPEN_FOR = timedelta(hours=24)
 
 PLACES = (
     "Big spruce",
@@ -100,15 +104,15 @@ DEMO_PARTICIPANTS = (
 
 
 def load_demo(session: Session, base_url: str, now: datetime | None = None) -> DemoEvent:
-    """Create the demo event (course open from 1 h before `now` to 23 h after), its deck
-    of 54 CPs with coordinates and hints, and the demo participants. Flushes only."""
+    """Create the demo event (course open from `OPENED_AGO` before `now` for `OPEN_FOR`),
+    its deck of 54 CPs with coordinates and hints, and the demo participants. Flushes only."""
     now = now or utcnow()
     event = service.create_event(
         session,
         EventCreate(
             name=DEMO_NAME,
-            opens_at=now - timedelta(hours=1),
-            closes_at=now + timedelta(hours=23),
+            opens_at=now - OPENED_AGO,
+            closes_at=now - OPENED_AGO + OPEN_FOR,
             timezone=DEMO_TIMEZONE,
         ),
         actor=DEMO_ACTOR,
