@@ -142,7 +142,7 @@ def demo_history(settings: Settings, loaded: Any) -> str:
         for p in loaded.participants
     ]
     try:
-        return simulate_history(settings, loaded.event.id, people)
+        return simulate_history(settings, loaded.event.id, people).line
     except Exception as error:  # the demo must never block `make run`
         return f"  (no simulated history: {error})"
 

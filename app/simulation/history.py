@@ -1,10 +1,14 @@
 """A simulated history for the demo event of `make run`, so that nothing starts empty.
 
-After the demo event is loaded (`app.events.demo`), `simulate_history` plays
-its participants — and a few more simulated ones — from the opening of the
-course up to now, in-process through the HTTP API: takes, discards, saves,
-offline devices and the field's mistakes, exactly as `rogaine-poker simulate`
-does. Takes after now are not sent; a device still offline keeps its backlog.
+After the demo event is loaded (`app.events.demo`, the course opened several
+hours ago), `simulate_history` plays its participants — and a few more
+simulated ones — from the opening of the course up to now, in-process through
+the HTTP API, exactly as `rogaine-poker simulate` does: takes, discards, saves,
+offline devices and the field's mistakes. Starts float between the opening and
+now, each participant entering the park at their own point of its edge, so the
+field is at different stages and hands differ. Takes after now are not sent;
+one device is out of coverage now and keeps its backlog (as may others, by
+their own offline plans).
 """
 
 from __future__ import annotations
@@ -12,16 +16,94 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from app.core.config import Settings
 from app.core.db import make_engine, utcnow
 from app.core.text import counted
+from app.simulation.agent import Agent
 from app.simulation.client import ApiClient
 from app.simulation.runner import FIRST_NAMES, LAST_NAMES, Simulation, SimulationConfig
 
 DEMO_SEED = 2026
+LAST_START = timedelta(minutes=20)  # the latest floating start: this long before now
+OFFLINE_FOR = timedelta(minutes=50)  # one device has had no connection this long at now
+OFFLINE_UNTIL = timedelta(hours=2)  # ... and gets it back this long after now
+
+
+@dataclass
+class History:
+    """What `simulate_history` played: the takes stored, and the backlog of offline devices."""
+
+    participants: int
+    sent: int  # takes the feed stored (redeliveries not counted)
+    backlog: dict[str, int] = field(default_factory=dict)  # external_id -> takes not sent
+
+    @property
+    def line(self) -> str:
+        """One line for `make run` to print."""
+        waiting = sum(self.backlog.values())
+        return (
+            f"  Simulated history: {counted(self.sent, 'take')} by"
+            f" {counted(self.participants, 'participant')} since the opening"
+            f" ({waiting} more waiting on {counted(len(self.backlog), 'offline device')})"
+        )
+
+
+def _edge_point(rng: random.Random, simulation: Simulation) -> tuple[float, float]:
+    """A point on the edge of the CPs' bounding box: where a participant enters the park."""
+    lats = [cp.lat for cp in simulation.public.values()]
+    lons = [cp.lon for cp in simulation.public.values()]
+    lat = rng.uniform(min(lats), max(lats))
+    lon = rng.uniform(min(lons), max(lons))
+    side = rng.randrange(4)
+    if side == 0:
+        return min(lats), lon
+    if side == 1:
+        return max(lats), lon
+    if side == 2:
+        return lat, min(lons)
+    return lat, max(lons)
+
+
+def _spread_field(
+    simulation: Simulation, opens_at: datetime, closes_at: datetime, now: datetime
+) -> None:
+    """Floating starts between the opening and `LAST_START` before now, from the park's edge.
+
+    Keeps a start the simulation drew before the opening (an early scan, rejected
+    `outside_course_hours`).
+    """
+    latest = max(opens_at, min(now, closes_at) - LAST_START)
+    for agent in simulation.agents:
+        if agent.start_at >= opens_at:
+            agent.start_at = opens_at + (latest - opens_at) * agent.rng.random()
+        if simulation.public:
+            agent.position = _edge_point(agent.rng, simulation)
+
+
+def _cut_one_device(simulation: Simulation, now: datetime) -> Agent | None:
+    """Put the device of the earliest starter still walking out of coverage from
+    `OFFLINE_FOR` before now until `OFFLINE_UNTIL` after: its takes since then wait on
+    it. Earlier offline windows of its plan stay. Returns that agent (None: nobody
+    has walked long enough)."""
+    cut_from = now - OFFLINE_FOR
+    walking = [
+        agent
+        for agent in simulation.agents
+        if agent.start_at <= cut_from - OFFLINE_FOR and agent.finish_at > now
+    ]
+    if not walking:
+        return None
+    agent = min(walking, key=lambda a: (a.start_at, a.external_id))
+    plan = simulation.devices[agent.external_id].plan
+    plan.windows = [(start, end) for start, end in plan.windows if end <= cut_from]
+    plan.windows.append((cut_from, now + OFFLINE_UNTIL))
+    if plan.dies_at is not None and plan.dies_at > cut_from:
+        plan.dies_at = plan.read_out_at = None  # it would die later: not before `now`
+    return agent
 
 
 def simulate_history(
@@ -32,13 +114,13 @@ def simulate_history(
     extra_participants: int = 8,
     seed: int = DEMO_SEED,
     now: datetime | None = None,
-) -> str:
+) -> History:
     """Play the event `event_id` from its opening until `now` (default: the clock).
 
     `participants`: the demo participants (`external_id`, `name`, `save_codes`,
     `access_token`); `extra_participants` more are registered through the API.
-    Everyone starts within the first 20 minutes. Returns one line to print.
-    Request log lines are silenced while it runs.
+    Same event, seed and `now`: same history. Request log lines are silenced
+    while it runs.
     """
     from app.main import create_app
     from app.simulation.local import import_test_client
@@ -73,16 +155,18 @@ def simulate_history(
                 )
                 people.append({"external_id": external_id, "name": name, **created})
             simulation.attach(event_id, opens_at, closes_at, people)
-            for agent in simulation.agents:  # a floating start, all in the first 20 minutes
-                agent.start_at = opens_at + timedelta(minutes=agent.rng.uniform(0, 20))
+            _spread_field(simulation, opens_at, closes_at, now)
+            _cut_one_device(simulation, now)
             simulation.play(until=now)
-            sent = simulation.deliveries["accepted"]
-            late = sum(len(d.backlog) for d in simulation.devices.values())
     finally:
         access_log.setLevel(level)
         engine.dispose()
-    return (
-        f"  Simulated history: {counted(sent, 'take')} by"
-        f" {counted(len(simulation.agents), 'participant')} since the"
-        f" opening ({late} more waiting on offline devices)"
+    return History(
+        participants=len(simulation.agents),
+        sent=simulation.deliveries["accepted"],
+        backlog={
+            external_id: len(device.backlog)
+            for external_id, device in sorted(simulation.devices.items())
+            if device.backlog
+        },
     )
