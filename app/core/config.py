@@ -44,7 +44,7 @@ class Settings(BaseSettings):
         description="Takes of concurrent deliveries stored together in one transaction.",
     )
     feed_batch_concurrency: int = Field(
-        default=2,
+        default=1,
         ge=1,
         description="Transactions of combined deliveries one process runs at once per event.",
     )
