@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, select
+from sqlalchemy.orm import Session
 
+from app.auctions.models import Auction
 from app.core.db import make_engine
+from app.events.models import Event
 from app.health import migration_heads
 from app.models import Base
 from tests.conftest import PG_SKIP_REASON, alembic_config, make_settings, test_database_url
@@ -30,6 +35,10 @@ def empty_engine(request: pytest.FixtureRequest, tmp_path) -> Engine:
     with engine.begin() as connection:  # leave the shared database at head for other tests
         command.upgrade(alembic_config(connection), "head")
     engine.dispose()
+
+
+OPENS = datetime(2026, 6, 12, 9, 0, tzinfo=UTC)
+CLOSES = datetime(2026, 6, 13, 3, 0, tzinfo=UTC)
 
 
 def _schema_diff(engine: Engine) -> list:
@@ -59,3 +68,46 @@ def test_upgrade_matches_models_and_downgrade_works(empty_engine: Engine) -> Non
     with empty_engine.begin() as connection:
         command.upgrade(alembic_config(connection), "head")
     assert _schema_diff(empty_engine) == []
+
+
+def test_0006_freezes_the_feed_of_events_whose_auctions_were_opened(empty_engine: Engine) -> None:
+    """Migration 0006 copies the earliest auction opening into `event.feed_frozen_at`;
+    an event whose auctions never opened stays unfrozen."""
+    with empty_engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0005")
+        # Typed inserts (the tables' own column types), naming only columns 0005 has.
+        event_row = {
+            "name": "E",
+            "opens_at": OPENS,
+            "closes_at": CLOSES,
+            "timezone": "UTC",
+            "hand_ranking": "seed",
+            "save_codes_per_participant": 10,
+            "award_places": 3,
+            "status": "course_closed",
+        }
+        connection.execute(
+            Event.__table__.insert(), [{"id": 1, **event_row}, {"id": 2, **event_row}]
+        )
+        connection.execute(
+            Auction.__table__.insert(),
+            [
+                {
+                    "event_id": 1,
+                    "place": 3,
+                    "status": "closed",
+                    "opened_at": CLOSES + timedelta(hours=2),
+                },
+                {
+                    "event_id": 1,
+                    "place": 2,
+                    "status": "closed",
+                    "opened_at": CLOSES + timedelta(hours=1),
+                },
+                {"event_id": 2, "place": 3, "status": "pending", "opened_at": None},
+            ],
+        )
+        command.upgrade(alembic_config(connection), "0006")
+    with Session(empty_engine) as session:
+        frozen = {event.id: event.feed_frozen_at for event in session.scalars(select(Event))}
+    assert frozen == {1: CLOSES + timedelta(hours=1), 2: None}

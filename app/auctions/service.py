@@ -112,6 +112,10 @@ def open_auction(session: Session, event: Event, place: int, caller: Caller) -> 
     auction.status = "open"
     auction.current_round = 1
     auction.opened_at = now
+    if event.feed_frozen_at is None:
+        # The ceremony begins: the feed is frozen (an UPDATE of the locked event row, so a
+        # delivery waiting for that lock sees it; app.feed.service.feed_frozen).
+        event.feed_frozen_at = now
     session.flush()
     session.add(AuctionRound(auction_id=auction.id, number=1, status="open", opened_at=now))
     session.flush()

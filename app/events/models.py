@@ -39,6 +39,10 @@ class Event(Base):
     award_places: Mapped[int] = mapped_column(default=3)
     status: Mapped[str] = mapped_column(String(20), default="draft")
     deck_seed: Mapped[int | None] = mapped_column(BigInteger)
+    # When the first auction opened: from then on the feed is frozen (app.feed.service.
+    # feed_frozen). On the event row itself, so that a delivery waiting on the row lock
+    # of an opening auction reads it fresh once that lock is released.
+    feed_frozen_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

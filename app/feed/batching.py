@@ -33,7 +33,6 @@ from fastapi import Request
 
 from app.core.deps import database_slots
 from app.core.errors import NotFound
-from app.events.models import Event
 from app.feed import keys as key_service
 from app.feed import service
 from app.feed.schemas import TakeResult
@@ -134,10 +133,11 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
     (nothing of it is stored then).
     """
     with sessionmaker() as session:
-        event = session.get(Event, event_id)
-        if event is None:
+        loaded = service.load_event_for_feed(session, event_id)
+        if loaded is None:
             missing = NotFound(f"Event {event_id} does not exist.", code="event_not_found")
             return [missing for _ in batch]
+        event, frozen = loaded
         answers: list[Answer | None] = [None] * len(batch)
         items: list[Any] = []
         recorded_by: list[str] = []
@@ -151,7 +151,11 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
             items.extend(delivery.items)
             recorded_by.extend(actor for _ in delivery.items)
             owners.extend(index for _ in delivery.items)
-        results = service.ingest(session, event, items, recorded_by=recorded_by) if items else []
+        results = (
+            service.ingest(session, event, items, recorded_by=recorded_by, frozen=frozen)
+            if items
+            else []
+        )
         session.commit()
     for index in set(owners):
         answers[index] = []

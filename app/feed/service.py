@@ -25,7 +25,6 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.auctions.models import Auction
 from app.core import audit
 from app.core.db import utcnow
 from app.core.errors import (
@@ -359,28 +358,44 @@ FROZEN_STATUSES = ("ceremony", "finished")
 
 
 def feed_frozen(session: Session, event: Event) -> bool:
-    """True once the ceremony has begun: the event is `ceremony`/`finished`, or any
-    auction of the event has been opened (its results rest on the combinations).
+    """True once the ceremony has begun: the event is `ceremony`/`finished`, or an
+    auction of the event has been opened (`event.feed_frozen_at`: its results rest on
+    the combinations).
 
-    The event row is read FOR SHARE (PostgreSQL): opening an auction locks it FOR
-    UPDATE, so a delivery either commits before the auction opens or sees it open.
+    Both are read from the event row FOR SHARE (PostgreSQL). Opening an auction locks
+    that row FOR UPDATE and writes `feed_frozen_at` to it, so a delivery either
+    commits before the auction opens or, having waited for the lock, reads the
+    updated row and sees the feed frozen (a value from another table read in the
+    same statement would come from the snapshot taken before the wait).
     """
-    status, any_opened = session.execute(_FROZEN, {"event_id": event.id}).one()
-    return status in FROZEN_STATUSES or bool(any_opened)
+    status, frozen_at = session.execute(_FROZEN, {"event_id": event.id}).one()
+    return is_frozen(status, frozen_at)
+
+
+def is_frozen(status: str, feed_frozen_at: datetime | None) -> bool:
+    """The freeze rule on an event row's `status` and `feed_frozen_at` (`feed_frozen`)."""
+    return status in FROZEN_STATUSES or feed_frozen_at is not None
 
 
 _FROZEN = (
-    select(
-        Event.status,
-        select(Auction.id)
-        .where(
-            Auction.event_id == Event.id,
-            (Auction.status != "pending") | Auction.opened_at.is_not(None),
-        )
-        .exists(),
-    )
+    select(Event.status, Event.feed_frozen_at)
     .where(Event.id == bindparam("event_id"))
-    .with_for_update(read=True, of=Event)
+    .with_for_update(read=True)
+)
+
+
+def load_event_for_feed(session: Session, event_id: int) -> tuple[Event, bool] | None:
+    """The event, read FOR SHARE (as `feed_frozen` reads it), and whether its feed is
+    frozen; None when there is no such event. One statement for both."""
+    event = session.execute(_EVENT_FOR_FEED, {"event_id": event_id}).scalar_one_or_none()
+    return None if event is None else (event, is_frozen(event.status, event.feed_frozen_at))
+
+
+_EVENT_FOR_FEED = (
+    select(Event)
+    .where(Event.id == bindparam("event_id"))
+    .with_for_update(read=True)
+    .execution_options(populate_existing=True)
 )
 
 
@@ -447,6 +462,7 @@ def ingest(
     recorded_by: str | Sequence[str],
     received_at: datetime | None = None,
     payloads: Sequence[dict[str, Any]] | None = None,
+    frozen: bool | None = None,
 ) -> list[TakeResult]:
     """Store and apply a batch of takes (API.md feed); one result per item, in input order.
 
@@ -456,7 +472,10 @@ def ingest(
     log stores nothing and reports `duplicate_delivery` with the original
     take's current outcome (RULES.md I-4). Participants of the batch are locked
     in id order before anything is stored. `recorded_by`: who sent the takes
-    (`organiser`, `key:<prefix>`, …), one for all or one per item.
+    (`organiser`, `key:<prefix>`, …), one for all or one per item. `frozen`:
+    whether the feed is frozen, when the caller has already read the event row
+    FOR SHARE in this transaction (`load_event_for_feed`); None: read it here
+    (`feed_frozen`).
     """
     received_at = received_at or utcnow()
     senders = [recorded_by] * len(items) if isinstance(recorded_by, str) else list(recorded_by)
@@ -499,7 +518,7 @@ def ingest(
     by_participant: dict[int, Participant] = {}
     stored: dict[int, int] = {}  # item index -> take id
     duplicates: dict[int, int] = {}
-    if accepted and feed_frozen(session, event):
+    if accepted and (feed_frozen(session, event) if frozen is None else frozen):
         # The ceremony has begun: nothing new is stored; a redelivery still answers
         # `duplicate_delivery` (idempotency).
         closed = feed_closed_error()

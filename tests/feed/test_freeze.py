@@ -7,9 +7,14 @@ redelivery of a stored take still answers `duplicate_delivery`; nothing changes.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
+from sqlalchemy.orm import Session
 
 from tests.feed.conftest import CLOSES, World, at
 
@@ -136,3 +141,46 @@ def snapshot_of(client: TestClient, admin: dict, w: World) -> dict[str, Any]:
         "alice": client.get(f"{base}/participants/201/state", headers=admin).json(),
         "log": client.get(f"{base}/takes", headers=admin).json(),
     }
+
+
+def test_a_delivery_waiting_on_an_opening_auction_sees_it_open(engine, client, admin, world):
+    """PostgreSQL: a delivery whose transaction starts while an auction is being opened
+    waits for that transaction and then refuses its takes (`feed_closed`): it must not
+    decide from a snapshot taken before the opening committed."""
+    if engine.dialect.name == "sqlite":
+        pytest.skip("SQLite serialises all writers: there is no such interleaving")
+    from app.auctions.service import Caller, open_auction
+    from app.events.models import Event
+
+    opening = Session(engine)
+    event = opening.get(Event, world.id)
+    open_auction(opening, event, 3, Caller(organiser=True))  # locked, not committed yet
+    late = take(world, "101", world.cp("KS"), "late-1", 9)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sent = pool.submit(
+            client.post,
+            f"/api/v1/events/{world.id}/takes",
+            json={"takes": [late]},
+            headers=admin,
+        )
+        with engine.connect() as monitor:  # wait until the delivery waits for the lock
+            for _ in range(500):
+                waiting = monitor.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        " AND wait_event_type = 'Lock'"
+                    )
+                ).scalar_one()
+                monitor.commit()
+                if waiting or sent.done():
+                    break
+                time.sleep(0.02)
+        assert waiting == 1, "the delivery did not wait for the auction's lock"
+        opening.commit()
+        opening.close()
+        response = sent.result(timeout=30)
+    assert response.status_code == 200, response.text
+    (result,) = response.json()["results"]
+    assert result["status"] == "error" and result["error"]["code"] == "feed_closed"
+    log = client.get(f"/api/v1/events/{world.id}/takes", headers=admin).json()
+    assert log["items"] == []
