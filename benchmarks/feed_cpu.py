@@ -25,7 +25,6 @@ import os
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -35,13 +34,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import feed_throughput as ft  # noqa: E402
-
-warnings.filterwarnings("ignore", category=DeprecationWarning)  # starlette's TestClient notice
-from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 
 from app.core.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
+from app.simulation.local import import_test_client  # noqa: E402
+
+TestClient = import_test_client()
 
 PARTICIPANTS = 20
 
