@@ -124,11 +124,16 @@ def save_states(
         connection.execute(insert(ParticipantState.__table__), list(new))
     if existing:
         connection.execute(
-            _UPDATE_STATE, [{"pid": row["participant_id"], **row} for row in existing]
+            _UPDATE_STATE,
+            [
+                {"pid": row["participant_id"], **{k: row[k] for k in _STATE_VALUES}}
+                for row in existing
+            ],
         )
 
 
 _STATE_TABLE = ParticipantState.__table__
+_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at")  # what an UPDATE sets
 _UPDATE_STATE = (
     update(_STATE_TABLE)
     .where(_STATE_TABLE.c.participant_id == bindparam("pid"))
@@ -173,19 +178,6 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
             .order_by(Participant.id)
             .with_for_update()
         ).all()
-
-
-def insert_take(session: Session, values: dict[str, Any]) -> int | None:
-    """Insert one take; None when `(event, source, source_id)` is already in the log."""
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = (
-        insert(Take)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["event_id", "source", "source_id"])
-        .returning(Take.id)
-    )
-    return session.execute(statement).scalar_one_or_none()
 
 
 INSERT_CHUNK = 500  # rows per INSERT statement (9 parameters each)

@@ -239,7 +239,7 @@ def apply_new_takes(
     *,
     row: Mapping[str, Any] | None,
     save_codes: Sequence[str],
-    writes: ProjectionWrites | None = None,
+    writes: ProjectionWrites,
 ) -> dict[int, rules.Outcome]:
     """Apply takes just inserted into the log for `participant` (already locked).
 
@@ -247,9 +247,9 @@ def apply_new_takes(
     `last_taken_at`, `last_take_id`; None before their first take) and
     `save_codes` their save codes. In field-time order after the participant's
     last take: applied incrementally to the stored state, its rows collected
-    in `writes` (written at once by the caller) or, without `writes`, written
-    now. Otherwise (a late take): the participant is replayed from the log
-    (RULES.md I-4) and rewritten at once. Returns the outcomes of `new` by take id.
+    in `writes` (the caller writes them all at once). Otherwise (a late take):
+    the participant is replayed from the log (RULES.md I-4) and rewritten at
+    once. Returns the outcomes of `new` by take id.
     """
     ordered = sorted(new, key=rules.field_order)
     last_key = (row["last_taken_at"], row["last_take_id"]) if row and row["last_taken_at"] else None
@@ -257,17 +257,16 @@ def apply_new_takes(
         outcomes, _ = replay_participant(session, deck, participant)
         return {take.take_id: outcomes[take.take_id] for take in ordered}
 
-    pending = writes if writes is not None else ProjectionWrites()
     course = deck.course(save_codes)
     state = rules.PlayState.from_json(row["state"] if row else None)
     result: dict[int, rules.Outcome] = {}
     for take in ordered:
         state, outcome = rules.apply_take(state, take, course)
         result[take.take_id] = outcome
-        pending.outcomes.append(_outcome_values(outcome, participant.id))
+        writes.outcomes.append(_outcome_values(outcome, participant.id))
     for combination in state.combinations:
         if combination.id in result:
-            pending.combinations.append(
+            writes.combinations.append(
                 _combination_row(combination, participant.event_id, participant.id)
             )
     last = ordered[-1]
@@ -279,9 +278,7 @@ def apply_new_takes(
         "last_take_id": last.take_id,
         "updated_at": utcnow(),
     }
-    (pending.updated_states if row is not None else pending.states).append(values)
-    if writes is None:
-        pending.write(session)
+    (writes.updated_states if row is not None else writes.states).append(values)
     return result
 
 
