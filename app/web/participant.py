@@ -27,10 +27,12 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import FileResponse
+from sqlalchemy.orm import Session
 
 from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
@@ -228,12 +230,28 @@ def take_checkpoint(
         # (nothing recorded until `POST /me/code/confirm`). Other codes are recorded at once
         # (CP takes; unknown codes count towards the guessing limit in `scan`).
         return confirmation(request, session, participant, code, view)
+    return record_take(
+        request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex
+    )
+
+
+def record_take(
+    request: Request,
+    session: Session,
+    settings: Settings,
+    participant: Participant,
+    code: str,
+    source_id: str,
+) -> Response:
+    """Record `code` through the feed (`feed_service.scan`, as the API's scan) and go to
+    the take's page; a refusal (409 feed closed, 429 too many unknown codes, …) is shown
+    on the refusal page with its status."""
     try:
         result = feed_service.scan(
             session,
             participant,
             code,
-            source_id=SOURCE_PREFIX + uuid.uuid4().hex,
+            source_id=source_id,
             unknown_per_minute=settings.scan_unknown_codes_per_minute,
         )
     except AppError as error:
@@ -362,22 +380,7 @@ def confirm_code(
         return see_other("/me")
     if not source_id.startswith(SOURCE_PREFIX) or len(source_id) > 64:
         source_id = SOURCE_PREFIX + uuid.uuid4().hex
-    try:
-        result = feed_service.scan(
-            session,
-            participant,
-            code.strip(),
-            source_id=source_id,
-            unknown_per_minute=settings.scan_unknown_codes_per_minute,
-        )
-    except AppError as error:
-        return render(
-            request,
-            "participant/refused.html",
-            {"participant": participant, "message": message_for(request, error)},
-            status=error.status,
-        )
-    return see_other(f"/me/takes/{result.take_id}")
+    return record_take(request, session, settings, participant, code.strip(), source_id)
 
 
 @router.post("/me/signout")
