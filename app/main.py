@@ -19,6 +19,7 @@ from app.core.logging import RequestLogMiddleware, configure_logging
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.games import endpoints as games_endpoints
+from app.iof import endpoints as iof_endpoints
 from app.poker import endpoints as poker
 from app.web import admin as admin_pages
 from app.web import common as common_pages
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(extra_games_pages.router)
     app.include_router(feed_endpoints.router)
     app.include_router(games_endpoints.router)
+    app.include_router(iof_endpoints.router)
     app.include_router(liars_table_pages.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
+from app.core import iof
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError, Unprocessable
 from app.events import formats, printing, qr, repository
@@ -58,26 +59,48 @@ CSV_BODY = {
 }
 
 
-async def uploaded_csv(request: Request) -> str:
-    """The CSV text of a request: a multipart field `file`, else the raw body (UTF-8)."""
+async def uploaded_file(request: Request) -> bytes:
+    """The uploaded file of a request: a multipart field `file`, else the raw body.
+    413 `payload_too_large` above MAX_CSV_BYTES; 422 `csv_missing` without the field."""
     content_type = request.headers.get("content-type", "")
     if content_type.startswith("multipart/form-data"):
         form = await request.form()
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
-            raise Unprocessable("Send the CSV as the form field 'file'.", code="csv_missing")
+            raise Unprocessable("Send the file as the form field 'file'.", code="csv_missing")
         data = await upload.read()
     else:
         data = await request.body()
     if len(data) > MAX_CSV_BYTES:
-        raise AppError("The CSV is too large.", code="payload_too_large", status=413)
+        raise AppError("The file is too large.", code="payload_too_large", status=413)
+    return data
+
+
+def csv_text(data: bytes) -> str:
+    """The CSV text of an uploaded file (UTF-8, a BOM allowed); 422 `csv_not_utf8`."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise Unprocessable("The CSV must be UTF-8 text.", code="csv_not_utf8") from exc
 
 
+async def uploaded_csv(request: Request) -> str:
+    """The CSV text of a request: a multipart field `file`, else the raw body (UTF-8)."""
+    return csv_text(await uploaded_file(request))
+
+
 CsvDep = Annotated[str, Depends(uploaded_csv)]
+FileDep = Annotated[bytes, Depends(uploaded_file)]
+PARTICIPANTS_IMPORT_BODY = {
+    "requestBody": {
+        "description": "CSV `name, external_id, category` or an IOF XML 3.0 EntryList, as "
+        "the body (`text/csv`, `application/xml`) or as the multipart form field `file`.",
+        "content": {
+            **CSV_BODY["requestBody"]["content"],
+            "application/xml": {"schema": {"type": "string"}},
+        },
+    }
+}
 
 
 def _deck(event_seed: int | None, checkpoints: list, base_url: str) -> DeckRead:
@@ -327,14 +350,18 @@ def create_participant(
     "/events/{event_id}/participants/import",
     status_code=status.HTTP_201_CREATED,
     response_model=ParticipantsCreated,
-    openapi_extra=CSV_BODY,
+    openapi_extra=PARTICIPANTS_IMPORT_BODY,
 )
 def import_participants(
-    event: EventDep, _: OrganiserDep, text: CsvDep, session: SessionDep, settings: SettingsDep
+    event: EventDep, _: OrganiserDep, data: FileDep, session: SessionDep, settings: SettingsDep
 ) -> ParticipantsCreated:
-    """Participants from CSV `name, external_id, category`; 422 `csv_invalid` names each
-    bad row and field, and nothing is stored."""
-    created = event_service.import_participants_csv(session, event, text)
+    """Participants from CSV `name, external_id, category` or from an IOF XML 3.0
+    EntryList (a file whose first non-blank character is `<`); 422 `csv_invalid` /
+    `iof_invalid` names each bad row (entry) and field, and nothing is stored."""
+    if iof.looks_like_xml(data):
+        created = event_service.import_participants_iof(session, event, data)
+    else:
+        created = event_service.import_participants_csv(session, event, csv_text(data))
     return ParticipantsCreated(
         participants=[event_service.participant_created(n, settings.base_url) for n in created]
     )

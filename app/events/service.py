@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
-from app.core import audit
+from app.core import audit, iof
 from app.core.errors import Conflict, NotFound, Unprocessable
 from app.core.security import hash_token, new_token
 from app.events import repository, rules
@@ -688,6 +688,43 @@ def import_participants_csv(
             f"The CSV has {len(errors)} error(s); no participant was created.",
             code="csv_invalid",
             errors=sorted(errors, key=_row_order),
+        )
+    return create_participants(session, event, rows, locate, actor, "participant.import")
+
+
+def import_participants_iof(
+    session: Session, event: Event, data: bytes, actor: str = ORGANISER
+) -> list[NewParticipant]:
+    """Create participants from an IOF XML 3.0 EntryList (persons and teams; see
+    `app.core.iof.parse_entry_list` for how an entry becomes a participant).
+
+    All or nothing, like the CSV import: Unprocessable `iof_invalid` (422) with `errors`
+    = [{"row", "element", "line", "field", "msg"}] (`row` counts the entries from 1,
+    `line` is the XML line) for a malformed file, bad entries, or ids already taken
+    or repeated.
+    """
+    try:
+        entries, errors = iof.parse_entry_list(data)
+    except iof.IofError as exc:
+        raise Unprocessable(str(exc), code="iof_invalid", errors=exc.errors) from exc
+
+    def locate(index: int, field: str, msg: str) -> dict[str, Any]:
+        entry = entries[index]
+        return {
+            "row": entry.row,
+            "element": entry.kind,
+            "line": entry.line,
+            "field": field,
+            "msg": msg,
+        }
+
+    rows = [ParticipantRow(entry.name, entry.external_id, entry.category) for entry in entries]
+    errors.extend(_external_id_errors(session, event, rows, locate))
+    if errors:
+        raise Unprocessable(
+            f"The EntryList has {len(errors)} error(s); no participant was created.",
+            code="iof_invalid",
+            errors=sorted(errors, key=lambda error: int(error["row"])),  # type: ignore[call-overload]
         )
     return create_participants(session, event, rows, locate, actor, "participant.import")
 

@@ -1,0 +1,4 @@
+"""IOF XML 3.0 exchange of an event: the CourseData and ResultList exports and the
+CourseData import (`service` gathers the event's data, `endpoints` routes; the XML
+itself is built and parsed by the pure `app.core.iof`). The EntryList import is part of
+`POST …/participants/import` (`app.events.service.import_participants_iof`)."""

@@ -1,0 +1,65 @@
+"""IOF XML 3.0 files of an event (`/api/v1/events/{event_id}/iof/…`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from app.core.deps import OrganiserDep, SessionDep, SettingsDep
+from app.events.deps import EventDep
+from app.events.endpoints import FileDep
+from app.events.schemas import CheckpointRead
+from app.events.service import checkpoint_read
+from app.iof import service
+
+router = APIRouter(prefix="/api/v1/events/{event_id}/iof", tags=["iof"])
+
+XML = "application/xml"
+XML_RESPONSE = {200: {"content": {XML: {"schema": {"type": "string"}}}}}
+XML_BODY = {
+    "requestBody": {
+        "description": "An IOF XML 3.0 CourseData, as the body or the multipart field `file`.",
+        "content": {
+            XML: {"schema": {"type": "string"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"file": {"type": "string", "format": "binary"}},
+                }
+            },
+        },
+    }
+}
+
+
+def _xml(data: bytes, filename: str) -> Response:
+    return Response(
+        data,
+        media_type=f"{XML}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get("/course-data.xml", response_class=Response, responses=XML_RESPONSE)
+def get_course_data(event: EventDep, session: SessionDep) -> Response:
+    """CourseData: the CPs as controls (id = CP number, position lat/lon; never a card
+    or a code) and one score course holding them all. Public, like the CP list."""
+    return _xml(service.course_data_xml(session, event), f"event-{event.id}-course-data.xml")
+
+
+@router.post("/course-data", response_model=list[CheckpointRead], openapi_extra=XML_BODY)
+def import_course_data(
+    event: EventDep, data: FileDep, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+) -> list[CheckpointRead]:
+    """Move the CPs to the positions of a CourseData from a course-setting program
+    (controls matched by id = CP number); answers the CPs moved. 422 `iof_invalid`
+    names the controls that are not CPs of the deck; nothing changes then."""
+    moved = service.import_course_data(session, event, data)
+    return [checkpoint_read(cp, settings.base_url) for cp in moved]
+
+
+@router.get("/result-list.xml", response_class=Response, responses=XML_RESPONSE)
+def get_result_list(event: EventDep, session: SessionDep) -> Response:
+    """ResultList of the ceremony: the places won, each winner's combination as an
+    extension, the others unplaced; `status="Snapshot"` until the last auction closes.
+    Public, like the results."""
+    return _xml(service.result_list_xml(session, event), f"event-{event.id}-result-list.xml")

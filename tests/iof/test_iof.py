@@ -1,0 +1,372 @@
+"""IOF XML 3.0 exchange (API.md "Extensions": `iof/course-data.xml`,
+`iof/result-list.xml`, EntryList through `participants/import`).
+
+Every document we write is validated against the official `IOF.xsd` (tests/data/iof);
+the values expected are the test deck's (tests/factories: CP n at lat 55 + n/1000,
+lon 37 + n/1000) and a ceremony whose winners are worked out by hand below.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from lxml import etree
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core import iof
+from app.events.models import Checkpoint, Participant
+from tests.auctions.test_api import bid, build, ok, problem
+from tests.factories import DECK, cp_code, discard_code, make_event
+
+XSD = Path(__file__).resolve().parent.parent / "data" / "iof" / "IOF.xsd"
+NS = {"i": iof.IOF_NS, "rp": iof.EXTENSION_NS}
+
+
+@cache
+def schema() -> etree.XMLSchema:
+    return etree.XMLSchema(etree.parse(str(XSD)))
+
+
+def valid(data: bytes) -> etree._Element:
+    """The parsed document, after asserting it validates against IOF.xsd."""
+    document = etree.fromstring(data)
+    assert schema().validate(document), schema().error_log
+    return document
+
+
+# ----------------------------------------------------------------- CourseData
+
+
+def test_course_data_lists_every_cp_by_number_and_position_without_cards_or_codes(
+    client: TestClient, session: Session
+) -> None:
+    event = make_event(session)
+    session.commit()
+    response = client.get(f"/api/v1/events/{event.id}/iof/course-data.xml")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/xml")
+    document = valid(response.content)
+    controls = document.findall("i:RaceCourseData/i:Control", NS)
+    assert [c.findtext("i:Id", namespaces=NS) for c in controls] == [str(n) for n in range(1, 55)]
+    cp7 = controls[6].find("i:Position", NS)
+    assert (cp7.get("lat"), cp7.get("lng")) == ("55.007", "37.007")
+    course = document.find("i:RaceCourseData/i:Course", NS)
+    assert course.findtext("i:Name", namespaces=NS) == "Poker rogaine"
+    course_controls = course.findall("i:CourseControl", NS)
+    assert len(course_controls) == 54
+    assert {cc.get("randomOrder") for cc in course_controls} == {"true"}  # a score course
+    text = response.text
+    for card in DECK:  # no card's code, secret CP code or discard code anywhere
+        assert f">{card}<" not in text
+        assert cp_code(card) not in text
+        assert f">{discard_code(card)}<" not in text
+
+
+def test_course_data_we_export_imports_back_its_controls(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    source = make_event(session)
+    target = make_event(session, name="Moved")
+    session.commit()
+    exported = client.get(f"/api/v1/events/{source.id}/iof/course-data.xml").content
+
+    parsed, errors = iof.parse_course_data(exported)
+    assert errors == []
+    assert [(p.control.number, p.control.lat, p.control.lon) for p in parsed] == [
+        (n, pytest.approx(55 + n / 1000), pytest.approx(37 + n / 1000)) for n in range(1, 55)
+    ]
+
+    # the target's CPs sit elsewhere; importing the source's CourseData moves them there
+    session.query(Checkpoint).filter_by(event_id=target.id).update({"lat": 1.0, "lon": 2.0})
+    session.commit()
+    response = client.post(
+        f"/api/v1/events/{target.id}/iof/course-data",
+        content=exported,
+        headers={**admin, "content-type": "application/xml"},
+    )
+    moved = ok(response)
+    assert len(moved) == 54
+    session.expire_all()
+    cp12 = session.scalar(select(Checkpoint).filter_by(event_id=target.id, number=12))
+    assert (cp12.lat, cp12.lon, cp12.card, cp12.hint) == (
+        pytest.approx(55.012),
+        pytest.approx(37.012),
+        DECK[11],
+        "hint 12",
+    )
+
+
+def test_course_data_import_names_controls_that_are_not_cps_and_changes_nothing(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    event = make_event(session)
+    session.commit()
+    xml = f"""<?xml version="1.0" encoding="UTF-8"?>
+<CourseData xmlns="{iof.IOF_NS}" iofVersion="3.0">
+  <Event><Name>x</Name></Event>
+  <RaceCourseData>
+    <Control type="Start"><Id>S1</Id><Position lng="37.5" lat="55.5"/></Control>
+    <Control><Id>3</Id><Position lng="37.3" lat="55.3"/></Control>
+    <Control><Id>99</Id><Position lng="37.9" lat="55.9"/></Control>
+  </RaceCourseData>
+</CourseData>""".encode()
+    response = client.post(
+        f"/api/v1/events/{event.id}/iof/course-data",
+        content=xml,
+        headers={**admin, "content-type": "application/xml"},
+    )
+    problem(response, 422, "iof_invalid")
+    # the start is skipped; CP 3 is row 1, control 99 row 2 on line 7
+    assert response.json()["errors"] == [
+        {
+            "row": 2,
+            "element": "Control",
+            "line": 7,
+            "field": "number",
+            "msg": "CP 99 is not in the deck",
+        }
+    ]
+    assert (
+        client.post(
+            f"/api/v1/events/{event.id}/iof/course-data",
+            content=xml,
+            headers={"content-type": "application/xml"},
+        ).status_code
+        == 401
+    )
+    session.expire_all()
+    cp3 = session.scalar(select(Checkpoint).filter_by(event_id=event.id, number=3))
+    assert (cp3.lat, cp3.lon) == (pytest.approx(55.003), pytest.approx(37.003))
+
+
+# ----------------------------------------------------------------- EntryList
+
+ENTRY_LIST = f"""<?xml version="1.0" encoding="UTF-8"?>
+<EntryList xmlns="{iof.IOF_NS}" iofVersion="3.0" creator="Entry system">
+  <Event><Name>Ночной покер</Name></Event>
+  <TeamEntry>
+    <Id>T17</Id>
+    <Name>Лоси</Name>
+    <Class><Name>MM</Name></Class>
+  </TeamEntry>
+  <PersonEntry>
+    <Id>301</Id>
+    <Person><Id type="ORIS">999</Id>
+      <Name><Family>Петрова</Family><Given>Анна</Given></Name></Person>
+    <Class><Name>W21</Name></Class>
+  </PersonEntry>
+  <PersonEntry>
+    <Person><Id>302</Id><Name><Family>Орлов</Family><Given>Егор</Given></Name></Person>
+  </PersonEntry>
+  <PersonEntry>
+    <Person><Name><Family>Без</Family><Given>Номера</Given></Name></Person>
+  </PersonEntry>
+</EntryList>
+""".encode()
+
+
+def test_entry_list_import_creates_persons_and_teams(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    valid(ENTRY_LIST)  # the fixture itself is a valid IOF document
+    event = make_event(session)
+    session.commit()
+    response = client.post(
+        f"/api/v1/events/{event.id}/participants/import",
+        content=ENTRY_LIST,
+        headers={**admin, "content-type": "application/xml"},
+    )
+    created = ok(response, 201)["participants"]
+    assert [(p["external_id"], p["name"], p["category"]) for p in created] == [
+        ("T17", "Лоси", "MM"),  # a team: its entry id and name
+        ("301", "Анна Петрова", "W21"),  # the entry's id wins over the person's
+        ("302", "Егор Орлов", None),  # no entry id: the person's
+        ("303", "Номера Без", None),  # no id: the next free number, as in the CSV import
+    ]
+    assert all(len(p["save_codes"]) == 10 for p in created)
+
+
+def test_entry_list_as_an_uploaded_file_and_its_errors_by_entry(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    event = make_event(session)
+    session.commit()
+    url = f"/api/v1/events/{event.id}/participants/import"
+    ok(client.post(url, files={"file": ("entries.xml", ENTRY_LIST)}, headers=admin), 201)
+
+    again = client.post(url, files={"file": ("entries.xml", ENTRY_LIST)}, headers=admin)
+    problem(again, 422, "iof_invalid")
+    assert [(e["row"], e["element"], e["line"], e["field"]) for e in again.json()["errors"]] == [
+        (1, "TeamEntry", 4, "external_id"),
+        (2, "PersonEntry", 9, "external_id"),
+        (3, "PersonEntry", 14, "external_id"),
+    ]
+
+    nameless = ENTRY_LIST.replace("<Name>Лоси</Name>".encode(), b"<Name>  </Name>").replace(
+        b"<Id>T17</Id>", b"<Id>T18</Id>"
+    )
+    response = client.post(url, content=nameless, headers={**admin, "content-type": "text/xml"})
+    problem(response, 422, "iof_invalid")
+    assert response.json()["errors"][0] == {
+        "row": 1,
+        "element": "TeamEntry",
+        "line": 4,
+        "field": "name",
+        "msg": "has no name (Person/Name/Given and Family, or the team's Name)",
+    }
+    assert (
+        session.scalar(select(Participant.external_id).where(Participant.external_id == "T18"))
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (b"<EntryList", "not well-formed XML"),
+        (f'<ResultList xmlns="{iof.IOF_NS}" iofVersion="3.0"/>'.encode(), "found 'ResultList'"),
+        (b'<EntryList iofVersion="3.0"/>', "namespace"),
+        (
+            f'<EntryList xmlns="{iof.IOF_NS}" iofVersion="3.0"><Event><Name>x</Name></Event>'
+            "</EntryList>".encode(),
+            "no PersonEntry or TeamEntry",
+        ),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+            b"<EntryList>&e;</EntryList>",
+            "DTD",
+        ),
+    ],
+)
+def test_entry_list_that_is_not_one_is_refused(
+    client: TestClient, admin: dict, session: Session, body: bytes, message: str
+) -> None:
+    event = make_event(session)
+    session.commit()
+    response = client.post(
+        f"/api/v1/events/{event.id}/participants/import",
+        content=body,
+        headers={**admin, "content-type": "application/xml"},
+    )
+    problem(response, 422, "iof_invalid")
+    assert message in response.json()["detail"]
+    assert session.scalar(select(Participant.id).where(Participant.event_id == event.id)) is None
+
+
+def test_csv_participants_import_still_works_beside_xml(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    event = make_event(session)
+    session.commit()
+    response = client.post(
+        f"/api/v1/events/{event.id}/participants/import",
+        content="name,external_id\nАнна,7\n".encode(),
+        headers={**admin, "content-type": "text/csv"},
+    )
+    assert [p["external_id"] for p in ok(response, 201)["participants"]] == ["7"]
+
+
+# ----------------------------------------------------------------- ResultList
+
+HANDS = {
+    "A": {"A_quads": ["9S", "9H", "9D", "9C", "2C"], "A_pair": ["3S", "3H", "7D", "8C", "JS"]},
+    "B": {"B_quads": ["KS", "KH", "KD", "KC", "5H"], "B_pair": ["2D", "2S", "6H", "9S", "JD"]},
+    "C": {"C_full": ["QS", "QD", "QC", "4H", "4S"]},
+    "D": {"D_two_pair": ["TH", "TS", "6C", "6S", "AC"]},
+    "E": {},  # entered, never took a card
+}
+
+
+def _positions(document: etree._Element) -> list[tuple[str, str | None, str]]:
+    return [
+        (
+            result.findtext("i:Person/i:Id", namespaces=NS),
+            result.findtext("i:Result/i:Position", namespaces=NS),
+            result.findtext("i:Result/i:Status", namespaces=NS),
+        )
+        for result in document.findall("i:ClassResult/i:PersonResult", NS)
+    ]
+
+
+def test_result_list_after_the_ceremony_with_places_and_winning_combinations(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    """3rd: D's two pair beats B's pair. 2nd: C's full house beats A's pair.
+    1st: B's four kings beat A's four nines. A is unplaced; E never started."""
+    w = build(session, HANDS)
+    url = f"/api/v1/events/{w.event_id}/iof/result-list.xml"
+    for place, bids in ((3, ("B_pair", "D_two_pair")), (2, ("A_pair", "C_full"))):
+        ok(client.post(w.url(place, "/open"), headers=admin))
+        for combo in bids:
+            ok(bid(client, admin, w, place, combo[0], combo), 201)
+        ok(client.post(w.url(place, "/close"), headers=admin))
+
+    snapshot = valid(client.get(url).content)
+    assert snapshot.get("status") == "Snapshot"  # 1st place is still to be auctioned
+    assert _positions(snapshot) == [
+        ("C", "2", "OK"),
+        ("D", "3", "OK"),
+        ("A", None, "OK"),
+        ("B", None, "OK"),
+        ("E", None, "DidNotStart"),
+    ]
+
+    ok(client.post(w.url(1, "/open"), headers=admin))
+    ok(bid(client, admin, w, 1, "A", "A_quads"), 201)
+    ok(bid(client, admin, w, 1, "B", "B_quads"), 201)
+    ok(client.post(w.url(1, "/close"), headers=admin))
+
+    response = client.get(url)
+    assert response.status_code == 200
+    document = valid(response.content)
+    assert document.get("status") == "Complete"
+    assert _positions(document) == [
+        ("B", "1", "OK"),
+        ("C", "2", "OK"),
+        ("D", "3", "OK"),
+        ("A", None, "OK"),
+        ("E", None, "DidNotStart"),
+    ]
+    first = document.find("i:ClassResult/i:PersonResult", NS)
+    assert first.findtext("i:Person/i:Name/i:Given", namespaces=NS) == "Participant"
+    assert first.findtext("i:Person/i:Name/i:Family", namespaces=NS) == "B"
+    combination = first.find("i:Result/i:Extensions/rp:Combination", NS)
+    assert combination.get("place") == "1"
+    assert combination.get("category") == "four_of_a_kind"
+    assert [c.text for c in combination.findall("rp:Card", NS)] == ["KS", "KH", "KD", "KC", "5H"]
+    assert combination.findtext("rp:Description", namespaces=NS)
+    # losers' bids stay out of the file: only places' combinations are published
+    assert document.findall(".//rp:Combination", NS).__len__() == 3
+
+
+def test_result_list_before_any_auction_has_everyone_unplaced(
+    client: TestClient, session: Session
+) -> None:
+    event = make_event(
+        session,
+        opens_at=datetime(2026, 6, 1, 9, tzinfo=UTC),
+        closes_at=datetime(2026, 6, 1, 9, tzinfo=UTC) + timedelta(hours=6),
+    )
+    session.commit()
+    document = valid(client.get(f"/api/v1/events/{event.id}/iof/result-list.xml").content)
+    assert document.get("status") == "Snapshot"
+    assert _positions(document) == []
+    assert document.findtext("i:Event/i:StartTime/i:Date", namespaces=NS) == "2026-06-01"
+
+
+# ----------------------------------------------------------------- pure parts
+
+
+def test_names_split_into_given_and_family() -> None:
+    assert iof._split_name("Анна Мария Петрова") == ("Анна", "Мария Петрова")
+    assert iof._split_name("Лоси") == ("", "Лоси")
+
+
+def test_looks_like_xml() -> None:
+    assert iof.looks_like_xml(b"\xef\xbb\xbf  \n<EntryList/>")
+    assert not iof.looks_like_xml(b"name,external_id\n")
