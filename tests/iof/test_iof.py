@@ -204,7 +204,7 @@ def test_entry_list_as_an_uploaded_file_and_its_errors_by_entry(
     assert [(e["row"], e["element"], e["line"], e["field"]) for e in again.json()["errors"]] == [
         (1, "TeamEntry", 4, "external_id"),
         (2, "PersonEntry", 9, "external_id"),
-        (3, "PersonEntry", 14, "external_id"),
+        (3, "PersonEntry", 15, "external_id"),
     ]
 
     nameless = ENTRY_LIST.replace("<Name>Лоси</Name>".encode(), b"<Name>  </Name>").replace(
