@@ -31,6 +31,7 @@ from app.feed import repository as feed_repo
 from app.feed import service as feed_service
 from app.feed.rules import PlayState
 from app.feed.schemas import IntegrationKeyCreate
+from app.flows import ceremony as ceremony_flow
 from app.web import sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
 from app.web.i18n import negotiate, translate
@@ -478,9 +479,9 @@ def auction_action(
     url = f"/admin/events/{event.id}/ceremony"
     try:
         if action == "open":
-            auction_service.open_auction(session, event, place, ORGANISER)
+            ceremony_flow.open_auction(session, event, place, ORGANISER)
         elif action == "close":
-            auction_service.close_auction(session, event, place, ORGANISER)
+            ceremony_flow.close_auction(session, event, place, ORGANISER)
         else:
             return see_other(url)
     except AppError as error:
