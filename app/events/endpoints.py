@@ -173,13 +173,18 @@ def close_course(
 
 @router.post("/events/{event_id}/status", response_model=EventChanged)
 def change_status(
-    event: EventDep, data: EventStatusChange, session: SessionDep, _: OrganiserDep
+    event: EventDep,
+    data: EventStatusChange,
+    session: SessionDep,
+    _: OrganiserDep,
+    dry_run: DryRun = False,
 ) -> EventChanged:
     """Move the event forward (draft → course_open → course_closed → ceremony → finished).
 
     `course_closed` or later while the window is open closes the course now (with
-    `replay`); before the window opens that is 409 `course_not_opened`."""
-    return course_flow.change_status(session, event, data.status)
+    `replay`); before the window opens that is 409 `course_not_opened`.
+    `?dry_run=true` previews it and stores nothing."""
+    return course_flow.change_status(session, event, data.status, dry_run=dry_run)
 
 
 # --- checkpoints ----------------------------------------------------------------------

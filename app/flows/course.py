@@ -163,20 +163,27 @@ def change_status(
     status: str,
     *,
     now: datetime | None = None,
+    dry_run: bool = False,
     actor: str = event_service.ORGANISER,
 ) -> EventChanged:
     """Move the event forward to `status` (`event_service.change_status`). A status from
     `course_closed` on, while the window is open, closes the course now first (with its
-    replay summary); before the window opens it is 409 `course_not_opened`."""
+    replay summary); before the window opens it is 409 `course_not_opened`. With
+    `dry_run` nothing is stored."""
     now = now or utcnow()
-    replay = None
-    if event_rules.status_index(status) >= event_rules.status_index(CLOSED) and (
+    closes = event_rules.status_index(status) >= event_rules.status_index(CLOSED) and (
         event_rules.is_forward(event.status, status)
-    ):
+    )
+    if closes:
         auction_repo.lock_event(session, event.id)
         if now < event.opens_at:
             _check_course_open(event, now)
-        if now < event.closes_at:
+
+    def work() -> EventChanged:
+        replay = None
+        if closes and now < event.closes_at:
             replay = _close_now(session, event, now, actor)
-    event_service.change_status(session, event, status, actor=actor)
-    return _answer(session, event, replay, False)
+        event_service.change_status(session, event, status, actor=actor)
+        return _answer(session, event, replay, dry_run)
+
+    return preview(session, work) if dry_run else work()

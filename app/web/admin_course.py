@@ -17,8 +17,9 @@ from pydantic import ValidationError
 from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.core.errors import AppError
+from app.events import rules as event_rules
 from app.events.deps import EventDep
-from app.events.models import Event
+from app.events.models import EVENT_STATUSES, Event
 from app.events.schemas import EventUpdate
 from app.feed import service as feed_service
 from app.flows import course as course_flow
@@ -105,20 +106,34 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
         "opens_input": local(event.opens_at, event, INPUT_FORMAT),
         "closes_input": local(event.closes_at, event, INPUT_FORMAT),
         "frozen": feed_service.feed_frozen(session, event),
+        "next_statuses": [
+            status for status in EVENT_STATUSES if event_rules.is_forward(event.status, status)
+        ],
         "replay_lines": replay_lines(lang, replay, applied=True),
         **flash(request),
     }
     return render(request, "admin/course.html", context)
 
 
+CONFIRMATIONS = {  # kind: (form action under /course, title key, button key)
+    "close": ("close", "course.close_confirm.title", "course.close_confirm.button"),
+    "window": ("window", "course.window_confirm.title", "course.window_confirm.button"),
+    "status": ("status", "course.status_confirm.title", "course.status_confirm.button"),
+}
+
+
 def _confirmation(
     request: Request, event: Event, changed: EventChanged, *, kind: str, fields: dict[str, str]
 ) -> Response:
     lang = negotiate(request)
+    action, title, button = CONFIRMATIONS[kind]
     context = {
         "event": event,
         "section": "course",
         "kind": kind,
+        "action": f"{course_url(event)}/{action}",
+        "title_key": title,
+        "button_key": button,
         "fields": fields,
         "new_opens": local(changed.opens_at, event),
         "new_closes": local(changed.closes_at, event),
@@ -187,3 +202,33 @@ def change_window(
         fields = {"opens_at": opens_at.strip(), "closes_at": closes_at.strip()}
         return _confirmation(request, event, changed, kind="window", fields=fields)
     return see_other(f"{url}?done=window_changed{replay_query(changed.replay)}")
+
+
+@router.post("/events/{event_id}/course/status")
+def change_status(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    status: Annotated[str, Form()] = "",
+    confirm: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Move the event forward to `status`. A move that would close the open course is
+    previewed first (like "close the course now") and applied after `confirm=1`."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = course_url(event)
+    if status not in EVENT_STATUSES:
+        return see_other(url)
+    try:
+        if confirm != "1":
+            changed = course_flow.change_status(session, event, status, dry_run=True)
+            if changed.replay is not None:
+                fields = {"status": status}
+                return _confirmation(request, event, changed, kind="status", fields=fields)
+        changed = course_flow.change_status(session, event, status)
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    return see_other(f"{url}?done=status_changed{replay_query(changed.replay)}")

@@ -108,3 +108,33 @@ def test_close_now_preview_in_russian_then_the_ceremony_freezes_the_window(
     page = client.get(f"/admin/events/{event_id}/course")
     assert "Церемония началась: окно дистанции больше не меняется." in page.text
     assert f'action="/admin/events/{event_id}/course/window"' not in page.text
+
+
+def test_a_status_move_that_closes_the_course_is_confirmed_first(
+    client: TestClient, session: Session, admin
+):
+    now = datetime.now(UTC)
+    event = make_event(
+        session, opens_at=now - timedelta(hours=2), closes_at=now + timedelta(hours=3)
+    )
+    session.commit()
+    event_id = event.id
+    session.rollback()
+    admin_login(client)
+    client.cookies.set("lang", "en")
+    page = client.get(f"/admin/events/{event_id}/course")
+    assert '<option value="course_closed">course closed</option>' in page.text
+    form = {"csrf_token": csrf_of(page.text), "status": "course_closed"}
+    preview = client.post(f"/admin/events/{event_id}/course/status", data=form)
+    assert "Change the status and close the course now?" in preview.text
+    assert client.get(f"/api/v1/events/{event_id}", headers=admin).json()["status"] == "course_open"
+    done = client.post(f"/admin/events/{event_id}/course/status", data={**form, "confirm": "1"})
+    assert "The status was changed." in done.text
+    event_now = client.get(f"/api/v1/events/{event_id}", headers=admin).json()
+    assert event_now["status"] == "course_closed"
+    assert datetime.fromisoformat(event_now["closes_at"]) <= datetime.now(UTC)
+    # Back is refused in words (the form offers only later statuses).
+    refused = client.post(
+        f"/admin/events/{event_id}/course/status", data={**form, "status": "draft"}
+    )
+    assert "The status only moves forward." in refused.text
