@@ -22,6 +22,7 @@ from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
 from app.poker import endpoints as poker
 from app.web import admin as admin_pages
+from app.web import admin_course as course_pages
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
 from app.web import liars_table as liars_table_pages
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
+    app.include_router(course_pages.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)
     app.include_router(extra_games_pages.router)

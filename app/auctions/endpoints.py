@@ -25,6 +25,7 @@ from app.auctions.schemas import (
 from app.core.deps import OrganiserDep, SessionDep, bearer_token, is_organiser
 from app.core.errors import Unauthorized
 from app.events.deps import EventDep, participant_by_token
+from app.flows import ceremony as ceremony_flow
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
 
@@ -74,8 +75,10 @@ def get_results_csv(event: EventDep, session: SessionDep) -> Response:
 def open_auction(
     place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
 ) -> dict:
-    """Open the auction for `place` (lowest place first; one auction at a time)."""
-    return service.open_auction(session, event, place, caller)
+    """Open the auction for `place`: only the next one in ceremony order (lowest place
+    first, one at a time) and only after the course closed (409 `course_still_open` names
+    the closing time in event time). The first opening moves the event to `ceremony`."""
+    return ceremony_flow.open_auction(session, event, place, caller)
 
 
 @router.post("/{place}/bids", response_model=BidRead, status_code=201)
@@ -116,7 +119,7 @@ def close_auction(
 ) -> dict:
     """Close the current round and reveal it: the winner, or a tie-break round for the
     tied bidders (`status` stays "open"), or lots when nobody tied can rebid."""
-    return service.close_auction(
+    return ceremony_flow.close_auction(
         session, event, place, caller, lots_seed=body.lots_seed if body else None
     )
 
@@ -126,7 +129,7 @@ def undo_close(
     place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
 ) -> dict:
     """Undo the last close of this auction, only until the next auction opens."""
-    return service.undo_close(session, event, place, caller)
+    return ceremony_flow.undo_close(session, event, place, caller)
 
 
 @router.get("/{place}/verify", response_model=VerifyRead, response_model_exclude_none=True)

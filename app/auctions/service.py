@@ -15,7 +15,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.orm import Session
 
@@ -25,6 +24,7 @@ from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
+from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
 from app.poker.cards import display
@@ -60,17 +60,19 @@ def _check_place(event: Event, place: int) -> None:
 
 
 def _local_time(event: Event, moment: datetime) -> str:
-    """`moment` (aware UTC) in the event's zone, e.g. "2026-06-13 06:00 MSK (Europe/Moscow)"."""
-    try:
-        zone = ZoneInfo(event.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    local = moment.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone.key})"
+    return event_service.local_time(event, moment)
 
 
 def _statuses(session: Session, event_id: int) -> dict[int, str]:
     return {place: a.status for place, a in repo.auctions_of_event(session, event_id).items()}
+
+
+def ceremony_over(session: Session, event: Event) -> bool:
+    """True when the auction of every place is closed (the last one decided)."""
+    statuses = _statuses(session, event.id)
+    return all(
+        statuses.get(place) == "closed" for place in rules.ceremony_order(event.award_places)
+    )
 
 
 def _combination_json(combination_id: int, cards: list[str], ranking: str) -> dict[str, Any]:
@@ -326,11 +328,20 @@ def withdraw_bid(
 def _usable_combination_ids(
     event: Event, combinations: list[Combination], used: set[int]
 ) -> list[int]:
+    """The combinations that may still be bid: saved while the course was open
+    (`[opens_at, closes_at)`) and not yet put into any auction (RULES.md §1.4)."""
     return [
         c.id
         for c in combinations
         if c.id not in used and event.opens_at <= c.saved_at < event.closes_at
     ]
+
+
+def usable_combination_ids(session: Session, event: Event, participant_id: int) -> set[int]:
+    """Ids of the participant's combinations that may still be bid (`_usable_combination_ids`:
+    saved inside the course window, never bid before). Pages list these as bid choices."""
+    used = repo.used_combination_ids(session, event.id)
+    return set(_usable_combination_ids(event, repo.combinations_of(session, participant_id), used))
 
 
 def close_auction(

@@ -38,7 +38,8 @@ from app.events.schemas import (
     PublicCheckpoints,
     ShuffleRequest,
 )
-from app.feed import service as feed_service
+from app.flows import course as course_flow
+from app.flows.schemas import EventChanged
 
 router = APIRouter(prefix="/api/v1", tags=["events"])
 
@@ -134,38 +135,56 @@ def get_event(event: EventDep, request: Request, session: SessionDep) -> EventRe
     return event_service.event_public(session, event)
 
 
-@router.patch("/events/{event_id}", response_model=EventRead)
+DryRun = Annotated[
+    bool,
+    Query(description="Preview: answer what the change would give (with `replay`); store nothing."),
+]
+
+
+@router.patch("/events/{event_id}", response_model=EventChanged)
 def update_event(
-    event: EventDep, data: EventUpdate, session: SessionDep, _: OrganiserDep
-) -> EventRead:
+    event: EventDep,
+    data: EventUpdate,
+    session: SessionDep,
+    _: OrganiserDep,
+    dry_run: DryRun = False,
+) -> EventChanged:
     """Change name, window, time zone, ranking preset, save codes count or places.
 
     A new window or ranking preset changes what recorded takes mean, so the field
-    feed is replayed for the whole event (RULES.md I-4) when takes exist; once the
-    ceremony has begun (an auction opened) such a change is refused: 409 `feed_closed`.
+    feed is replayed for the whole event (RULES.md I-4) and `replay` summarises it
+    (participants and takes replayed, `changed_outcomes`, takes that stopped or
+    started counting); once the ceremony has begun (an auction opened) such a change
+    is refused: 409 `feed_closed`. `?dry_run=true` previews it and stores nothing.
     """
-    judged_by = (event.opens_at, event.closes_at, event.hand_ranking)
-    changes = data.model_dump(exclude_unset=True)
-    if any(
-        field in changes and changes[field] != current
-        for field, current in zip(("opens_at", "closes_at", "hand_ranking"), judged_by, strict=True)
-    ):
-        feed_service.ensure_feed_open(session, event)
-    event_service.update_event(session, event, data)
-    if (event.opens_at, event.closes_at, event.hand_ranking) != judged_by and (
-        repository.event_has_takes(session, event.id)
-    ):
-        feed_service.rebuild_event(session, event, actor=event_service.ORGANISER)
-    return event_service.event_read(session, event)
+    return course_flow.change_event(session, event, data, dry_run=dry_run)
 
 
-@router.post("/events/{event_id}/status", response_model=EventRead)
+@router.post("/events/{event_id}/course/close", response_model=EventChanged)
+def close_course(
+    event: EventDep, session: SessionDep, _: OrganiserDep, dry_run: DryRun = False
+) -> EventChanged:
+    """Close the course now: `closes_at` becomes the server's clock (only ever earlier),
+    the feed is replayed (`replay`), the status moves on to `course_closed`.
+    409 `course_already_closed` / `course_not_opened` (times in event time), 409
+    `feed_closed`. `?dry_run=true` previews it and stores nothing."""
+    return course_flow.close_course(session, event, dry_run=dry_run)
+
+
+@router.post("/events/{event_id}/status", response_model=EventChanged)
 def change_status(
-    event: EventDep, data: EventStatusChange, session: SessionDep, _: OrganiserDep
-) -> EventRead:
-    """Move the event forward (draft → course_open → course_closed → ceremony → finished)."""
-    event_service.change_status(session, event, data.status)
-    return event_service.event_read(session, event)
+    event: EventDep,
+    data: EventStatusChange,
+    session: SessionDep,
+    _: OrganiserDep,
+    dry_run: DryRun = False,
+) -> EventChanged:
+    """Move the event forward (draft → course_open → course_closed → ceremony → finished).
+
+    `course_closed` or later while the window is open closes the course now (with
+    `replay`); before the window opens that is 409 `course_not_opened`.
+    `?dry_run=true` previews it and stores nothing."""
+    return course_flow.change_status(session, event, data.status, dry_run=dry_run)
 
 
 # --- checkpoints ----------------------------------------------------------------------

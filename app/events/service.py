@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.orm import Session
 
@@ -207,6 +207,37 @@ def change_status(session: Session, event: Event, status: str, actor: str = ORGA
         details={"from": previous, "to": status},
     )
     return event
+
+
+def record_status(session: Session, event: Event, status: str, *, actor: str, cause: str) -> Event:
+    """Set the status as a consequence of another step (`cause`, e.g. `auction.open`),
+    without the organiser's forward-only check: the ceremony moves the event to
+    `ceremony` and `finished`, and an undone last close back to `ceremony`.
+    Recorded as `event.status` with the cause; a no-op when the status is already set."""
+    if event.status == status:
+        return event
+    previous, event.status = event.status, status
+    session.flush()
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="event.status",
+        subject=f"event:{event.id}",
+        details={"from": previous, "to": status, "cause": cause},
+    )
+    return event
+
+
+def local_time(event: Event, moment: datetime) -> str:
+    """`moment` (aware UTC) in the event's IANA zone, e.g.
+    "2026-06-13 06:00 MSK (Europe/Moscow)" (UTC when the zone is unknown)."""
+    try:
+        zone = ZoneInfo(event.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = moment.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone.key})"
 
 
 # --- checkpoints ----------------------------------------------------------------------

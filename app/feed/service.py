@@ -777,7 +777,31 @@ def corrections(session: Session, event: Event) -> list[audit.AuditEntry]:
     )
 
 
+@dataclass(frozen=True)
+class ReplaySummary:
+    """What a replay of an event's feed did (`replay_event`).
+
+    `participants` / `takes`: those replayed (every participant with a take, every
+    take); `changed_outcomes`: takes whose outcome or reason changed;
+    `changed_participants`: participants with such a take; `stopped_counting` /
+    `started_counting`: takes that went from `counted` to `rejected` / the reverse.
+    """
+
+    participants: int = 0
+    takes: int = 0
+    changed_outcomes: int = 0
+    changed_participants: int = 0
+    stopped_counting: int = 0
+    started_counting: int = 0
+
+
 def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, int, int]:
+    """`replay_event` as (participants, takes, takes whose outcome changed)."""
+    summary = replay_event(session, event, actor=actor)
+    return summary.participants, summary.takes, summary.changed_outcomes
+
+
+def replay_event(session: Session, event: Event, *, actor: str) -> ReplaySummary:
     """Replay every participant of `event` from the log (RULES.md I-4), in bulk.
 
     Set-based: the event's CPs, save codes, participants, takes (with voids, in
@@ -790,8 +814,8 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
     `rejected`/`voided` where they stood; a take whose outcome or reason changed
     keeps the old one in `previous_outcome`/`previous_reason` with `changed_at`
     (and a `feed.outcomes_changed` audit entry per participant); an unchanged
-    take keeps its change history. Returns (participants, takes, takes whose
-    outcome changed). On a consistent projection nothing changes. 409
+    take keeps its change history. Returns the `ReplaySummary`. On a consistent
+    projection nothing changes. 409
     `feed_closed` once the ceremony has begun (the auction results rest on the
     combinations as they are).
     """
@@ -810,7 +834,7 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
     outcome_rows: list[dict[str, Any]] = []
     state_rows: list[dict[str, Any]] = []
     combination_rows: list[dict[str, Any]] = []
-    takes = changed = 0
+    takes = changed = stopped = started = 0
     changed_by_participant: dict[str, int] = {}
     for participant_id, external_id in participants:
         course = deck.course(save_codes.get(participant_id, ()))
@@ -830,6 +854,9 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
                 if (old.outcome, old.reason) != (outcome.outcome, outcome.reason):
                     previous = (old.outcome, old.reason, now)
                     n += 1
+                    if old.outcome != outcome.outcome:
+                        stopped += old.outcome == rules.COUNTED
+                        started += outcome.outcome == rules.COUNTED
                 else:
                     previous = (old.previous_outcome, old.previous_reason, old.changed_at)
             outcome_rows.append(
@@ -892,7 +919,14 @@ def rebuild_event(session: Session, event: Event, *, actor: str) -> tuple[int, i
         details={"participants": len(participants), "takes": takes, "changed": changed},
     )
     session.flush()
-    return len(participants), takes, changed
+    return ReplaySummary(
+        participants=len(participants),
+        takes=takes,
+        changed_outcomes=changed,
+        changed_participants=len(changed_by_participant),
+        stopped_counting=stopped,
+        started_counting=started,
+    )
 
 
 # -- reading ----------------------------------------------------------------------------------

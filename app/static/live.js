@@ -4,7 +4,8 @@
  *   into the descendants marked [data-live-field="key"]; when the JSON has a
  *   "version" that differs from [data-live-version], the page reloads;
  * - body.projector: reveals the bids one by one (button or Space / Right arrow),
- *   then the winner, then the podium.
+ *   then the outcome, then the podium; each step is scrolled to the middle of the
+ *   screen and the buttons go away once everything is shown.
  */
 (function () {
   "use strict";
@@ -60,24 +61,31 @@
     });
     var next = document.getElementById("reveal-next");
     var all = document.getElementById("reveal-all");
-    function revealOne() {
-      for (var i = 0; i < steps.length; i++) {
-        if (steps[i].hasAttribute("data-hidden")) {
-          steps[i].removeAttribute("data-hidden");
-          if (steps[i].scrollIntoView) steps[i].scrollIntoView({ block: "nearest" });
-          break;
-        }
-      }
-      var left = steps.filter(function (s) { return s.hasAttribute("data-hidden"); }).length;
-      if (!left && next) { next.disabled = true; }
+    function hiddenLeft() { return steps.filter(function (s) { return s.hasAttribute("data-hidden"); }); }
+    function done() {  /* everything is shown: the buttons go away */
+      if (next) next.hidden = true;
+      if (all) all.hidden = true;
     }
-    function revealAll() { while (steps.some(function (s) { return s.hasAttribute("data-hidden"); })) revealOne(); }
+    function revealOne() {
+      var left = hiddenLeft();
+      if (!left.length) return;
+      left[0].removeAttribute("data-hidden");
+      /* the step just shown in the middle of the screen (a 1280x800 projector) */
+      if (left[0].scrollIntoView) left[0].scrollIntoView({ block: "center" });
+      if (left.length === 1) done();
+    }
+    function revealAll() {
+      var left = hiddenLeft();
+      for (var i = 0; i < left.length; i++) left[i].removeAttribute("data-hidden");
+      if (left.length && left[left.length - 1].scrollIntoView) left[left.length - 1].scrollIntoView({ block: "center" });
+      done();
+    }
+    if (!hiddenLeft().length) { done(); return; }
     if (next) { next.hidden = false; next.addEventListener("click", revealOne); }
     if (all) { all.hidden = false; all.addEventListener("click", revealAll); }
     document.addEventListener("keydown", function (e) {
       if (e.key === " " || e.key === "ArrowRight") { e.preventDefault(); revealOne(); }
     });
-    if (!steps.length && next) next.disabled = true;
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -31,7 +31,8 @@ from app.feed import repository as feed_repo
 from app.feed import service as feed_service
 from app.feed.rules import PlayState
 from app.feed.schemas import IntegrationKeyCreate
-from app.web import sessions
+from app.flows import ceremony as ceremony_flow
+from app.web import admin_ceremony, sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
 from app.web.i18n import negotiate, translate
 
@@ -447,6 +448,9 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
         "version": ceremony_version(views),
         "names": names_of(session, event),
         "results": auction_service.results(session, event),
+        **admin_ceremony.ceremony_context(
+            session, event, views, request.query_params.get("participant")
+        ),
         **flash(request),
     }
     return render(request, "admin/ceremony.html", context)
@@ -471,16 +475,34 @@ def auction_action(
     session: SessionDep,
     _: AdminPage,
     csrf_token: CsrfField = "",
+    lots_seed: Annotated[str, Form()] = "",
+    participant: Annotated[str, Form()] = "",
+    combination_id: Annotated[str, Form()] = "",
 ) -> Response:
-    """Open or close the auction of `place` (`action` = open | close)."""
+    """A ceremony step of auction `place`: `open`, `close` (optional `lots_seed`), `undo`
+    (the last close), `bid` (on behalf of `participant` with their `combination_id`,
+    audited as the organiser's)."""
     if not sessions.csrf_valid(request, csrf_token):
         return render(request, "admin/csrf.html", status=403)
     url = f"/admin/events/{event.id}/ceremony"
     try:
         if action == "open":
-            auction_service.open_auction(session, event, place, ORGANISER)
+            ceremony_flow.open_auction(session, event, place, ORGANISER)
         elif action == "close":
-            auction_service.close_auction(session, event, place, ORGANISER)
+            raw = lots_seed.strip()
+            seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
+            ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
+        elif action == "undo":
+            ceremony_flow.undo_close(session, event, place, ORGANISER)
+        elif action == "bid" and combination_id.isdigit():
+            auction_service.place_bid(
+                session,
+                event,
+                place,
+                ORGANISER,
+                participant=participant or None,
+                combination_id=int(combination_id),
+            )
         else:
             return see_other(url)
     except AppError as error:
@@ -488,7 +510,7 @@ def auction_action(
         return back(url, error=error)
     if action == "close":
         return see_other(f"/admin/events/{event.id}/projector/{place}")
-    return back(url, done=f"auction_{action}")
+    return back(url, done="bid_placed" if action == "bid" else f"auction_{action}")
 
 
 @router.get("/events/{event_id}/projector/{place}")
@@ -501,26 +523,31 @@ def projector(
     view = auction_service.auction_view(session, event, place, PUBLIC)
     names = names_of(session, event)
     # Every closed round's revealed bids, round by round (a tied round 1 stays visible
-    # after its tie-break, RULES.md I-9), each weakest first; reveal steps run on.
-    rounds, step = [], 0
+    # after its tie-break, RULES.md I-9), each weakest first. Earlier rounds were revealed
+    # at their own close; the latest closed round is revealed step by step, then its
+    # outcome (winner, tie-break or no winner), then the podium.
+    rounds = []
     for rnd in view.get("rounds", []):
         if rnd["status"] != "closed":
             continue
         bids = sorted(rnd.get("bids") or [], key=lambda b: (-b["rank"], b["participant"]))
-        rounds.append({"number": rnd["number"], "tied": rnd.get("tied"), "bids": bids})
-        step += len(bids)
+        rounds.append({"number": rnd["number"], "tied": rnd.get("tied") or [], "bids": bids})
+    latest = rounds[-1] if rounds else None
+    bid_total = len(latest["bids"]) if latest else 0
     results = auction_service.results(session, event)
     podium = [p for p in results["places"] if p["awarded"]]
     context = {
         "event": event,
         "place": place,
         "view": view,
-        "rounds": rounds,
-        "bid_total": step,
+        "history": rounds[:-1],
+        "latest": latest,
+        "bid_total": bid_total,
         "names": names,
         "podium": sorted(podium, key=lambda p: p["place"]),
         "version": ceremony_version([view]),
-        "podium_step": step + 2,
+        "outcome_step": bid_total + 1,
+        "podium_step": bid_total + 2,
     }
     return render(request, "admin/projector.html", context)
 

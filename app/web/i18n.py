@@ -274,6 +274,129 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.bid_placed": ("Ставка принята.", "Your bid is in."),
     "ceremony.bid_withdrawn": ("Ставка отозвана.", "Your bid was withdrawn."),
     "ceremony.pending": ("ещё не разыграно", "not yet auctioned"),
+    # the course page and the ceremony's organiser steps (issue 16, app/web/admin_course.py)
+    "admin.course": ("Дистанция", "Course"),
+    "course.phase.before": ("ещё не открыта", "not open yet"),
+    "course.phase.open": ("открыта", "open"),
+    "course.phase.closed": ("закрыта", "closed"),
+    "course.close_now": ("Закрыть дистанцию сейчас", "Close the course now"),
+    "course.close_now.help": (
+        "Время закрытия станет текущим временем сервера; взятия после него перестанут "
+        "засчитываться. Сначала вы увидите, что изменится.",
+        "The closing time becomes the server's time now; takes after it stop counting. "
+        "You will see what changes first.",
+    ),
+    "course.close_confirm.title": ("Закрыть дистанцию сейчас?", "Close the course now?"),
+    "course.close_confirm.button": ("Да, закрыть дистанцию", "Yes, close the course"),
+    "course.close_confirm.when": (
+        "Закрытие — в момент подтверждения (сейчас {time}).",
+        "The course closes when you confirm (now {time}).",
+    ),
+    "course.cancel": ("Отмена", "Cancel"),
+    "course.status_move": ("Статус события", "Event status"),
+    "course.status_button": ("Сменить статус", "Change the status"),
+    "course.status_confirm.title": (
+        "Сменить статус и закрыть дистанцию сейчас?",
+        "Change the status and close the course now?",
+    ),
+    "course.status_confirm.button": ("Да, сменить статус", "Yes, change the status"),
+    "admin.done.status_changed": ("Статус изменён.", "The status was changed."),
+    "error.status_not_forward": (
+        "Статус меняется только вперёд.",
+        "The status only moves forward.",
+    ),
+    "error.deck_missing": ("Сначала задайте колоду КП.", "Set the deck of checkpoints first."),
+    "course.window_edit": ("Изменить окно дистанции", "Change the course window"),
+    "course.opens_at": ("Открытие", "Opens"),
+    "course.closes_at": ("Закрытие", "Closes"),
+    "course.zone_note": ("Время события: {zone}.", "Event time: {zone}."),
+    "course.preview_button": ("Показать, что изменится", "Preview the change"),
+    "course.window_confirm.title": ("Изменить окно дистанции?", "Change the course window?"),
+    "course.window_confirm.button": ("Да, изменить окно", "Yes, change the window"),
+    "course.new_window": ("Новое окно: {opens} — {closes}", "New window: {opens} — {closes}"),
+    "course.nothing_stored": (
+        "Пока вы не подтвердите, ничего не сохранено.",
+        "Nothing is stored until you confirm.",
+    ),
+    "course.frozen": (
+        "Церемония началась: окно дистанции больше не меняется.",
+        "The ceremony has begun: the course window no longer changes.",
+    ),
+    "course.replay.stop": (
+        "Перестанут засчитываться: {takes} {participants}.",
+        "{takes} of {participants} would stop counting.",
+    ),
+    "course.replay.start": ("Начнут засчитываться: {takes}.", "{takes} would start counting."),
+    "course.replay.reason": (
+        "Сменится причина отказа: {takes}.",
+        "{takes} would be rejected for another reason.",
+    ),
+    "course.replay.none": (
+        "Ни одно взятие не изменится (проверено: {takes} {participants}).",
+        "No take would change ({takes} of {participants} checked).",
+    ),
+    "course.replayed.stop": (
+        "Перестали засчитываться: {takes} {participants}.",
+        "{takes} of {participants} stopped counting.",
+    ),
+    "course.replayed.start": ("Начали засчитываться: {takes}.", "{takes} started counting."),
+    "course.replayed.reason": (
+        "Сменилась причина отказа: {takes}.",
+        "{takes} are now rejected for another reason.",
+    ),
+    "course.replayed.none": (
+        "Ни одно взятие не изменилось ({takes} {participants}).",
+        "No take changed ({takes} of {participants}).",
+    ),
+    "noun.take": ("взятие|взятия|взятий", "take|takes"),
+    "noun.of_participant": ("участника|участников|участников", "participant|participants"),
+    "admin.done.course_closed": ("Дистанция закрыта.", "The course is closed."),
+    "admin.done.window_changed": ("Окно дистанции изменено.", "The course window was changed."),
+    "admin.done.auction_undo": (
+        "Закрытие отменено: раунд снова принимает ставки.",
+        "The close was undone: the round takes bids again.",
+    ),
+    "admin.done.bid_placed": ("Ставка за участника принята.", "The bid on their behalf is in."),
+    "error.course_already_closed": ("Дистанция уже закрыта.", "The course is already closed."),
+    "error.course_not_opened": (
+        "Дистанция ещё не открылась: измените окно дистанции.",
+        "The course has not opened yet: change the course window instead.",
+    ),
+    "error.feed_closed": (
+        "Церемония началась: окно дистанции и взятия больше не меняются.",
+        "The ceremony has begun: the course window and the takes no longer change.",
+    ),
+    "error.window_invalid": (
+        "Закрытие должно быть позже открытия.",
+        "The course must close after it opens.",
+    ),
+    "error.undo_too_late": (
+        "Следующий аукцион уже открыт: закрытие не отменить.",
+        "The next auction has opened: the close can no longer be undone.",
+    ),
+    "error.nothing_to_undo": ("Нечего отменять.", "Nothing to undo."),
+    "error.auction_not_closed": ("Аукцион не закрыт.", "The auction is not closed."),
+    "error.participant_not_found": ("Участник не найден.", "Participant not found."),
+    "error.participant_required": ("Выберите участника.", "Choose a participant."),
+    "ceremony.course_open_refusal": (
+        "Дистанция открыта до {time}: аукционы начинаются после её закрытия.",
+        "The course is open until {time}: the auctions start after it closes.",
+    ),
+    "ceremony.waits": (
+        "Откроется после аукциона за {place} место.",
+        "Opens after the auction for place {place}.",
+    ),
+    "ceremony.on_behalf": ("Ставка за участника", "Bid on behalf of a participant"),
+    "ceremony.choose_participant": ("Участник", "Participant"),
+    "ceremony.show_combinations": ("Показать комбинации", "Show the combinations"),
+    "ceremony.no_usable": (
+        "У этого участника нет комбинаций для ставки.",
+        "This participant has no combination left to bid.",
+    ),
+    "ceremony.bid_for": ("Поставить за: {name}", "Bid for {name}"),
+    "ceremony.lots_seed": ("Зерно жребия (необязательно)", "Lots seed (optional)"),
+    "ceremony.undo": ("Отменить последнее закрытие", "Undo the last close"),
+    "ceremony.tied_top": ("ничья", "tie"),
     # admin
     "admin.title": ("Организатор", "Organiser"),
     "admin.signin": ("Вход организатора", "Organiser sign-in"),
@@ -431,6 +554,22 @@ def translate(lang: str, key: str, /, **values: object) -> str:
         return key
     text = pair[1] if lang == "en" else pair[0]
     return text.format(**values) if values else text
+
+
+def count(lang: str, n: int, noun: str) -> str:
+    """`n` and the noun `noun` (a key whose texts list the forms with `|`) agreeing with it:
+    Russian one|few|many ("1 взятие", "3 взятия", "11 взятий"), English one|other."""
+    forms = translate(lang, noun).split("|")
+    if lang == "en" or len(forms) < 3:
+        return f"{n} {forms[0] if n == 1 else forms[-1]}"
+    tens, units = n % 100, n % 10
+    if units == 1 and tens != 11:
+        form = forms[0]
+    elif 2 <= units <= 4 and not 12 <= tens <= 14:
+        form = forms[1]
+    else:
+        form = forms[2]
+    return f"{n} {form}"
 
 
 def translator(lang: str) -> Callable[..., str]:

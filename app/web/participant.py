@@ -404,14 +404,10 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         auction_service.auction_view(session, event, place, caller)
         for place in auction_rules.ceremony_order(event.award_places)
     ]
-    used = auction_repo.used_combination_ids(session, event.id)
     won = participant.id in auction_repo.winner_ids(session, event.id)
     state = feed_service.participant_state(session, participant, as_participant=True)
-    usable = [
-        c
-        for c in state.combinations
-        if c.id not in used and event.opens_at <= c.saved_at < event.closes_at
-    ]
+    usable_ids = auction_service.usable_combination_ids(session, event, participant.id)
+    usable = [c for c in state.combinations if c.id in usable_ids]
     names = {p.external_id: p.name for p in events_repo.participants(session, event.id)}
     for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
         current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)

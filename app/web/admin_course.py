@@ -1,0 +1,234 @@
+"""Organiser pages of the course window and the ceremony's organiser steps (issue 16).
+
+`/admin/events/{event_id}/course`: the status, the window in event time, "close the
+course now" and the window edit. Both changes are first shown as a preview (the
+flow's dry run: what would stop counting) and applied only after a confirmation.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Request, Response
+from pydantic import ValidationError
+
+from app.core.db import utcnow
+from app.core.deps import SessionDep
+from app.core.errors import AppError
+from app.events import rules as event_rules
+from app.events.deps import EventDep
+from app.events.models import EVENT_STATUSES, Event
+from app.events.schemas import EventUpdate
+from app.feed import service as feed_service
+from app.flows import course as course_flow
+from app.flows.schemas import EventChanged, ReplayRead
+from app.web import sessions
+from app.web.admin import AdminPage, CsrfField, back, course_phase, event_zone, flash, local
+from app.web.common import render, see_other
+from app.web.i18n import count, negotiate, translate
+
+router = APIRouter(prefix="/admin", include_in_schema=False)
+
+REPLAY_FIELDS = tuple(ReplayRead.model_fields)
+INPUT_FORMAT = "%Y-%m-%dT%H:%M"  # <input type="datetime-local">, in event time
+
+
+def replay_lines(lang: str, replay: ReplayRead | None, *, applied: bool) -> list[str]:
+    """The replay summary in words: "11 takes of 1 participant would stop counting", …
+    (`applied`: "stopped counting"). Empty when nothing was replayed."""
+    if replay is None:
+        return []
+    prefix = "course.replayed." if applied else "course.replay."
+    participants = count(lang, replay.changed_participants, "noun.of_participant")
+    lines = []
+    if replay.stopped_counting:
+        takes = count(lang, replay.stopped_counting, "noun.take")
+        lines.append(translate(lang, prefix + "stop", takes=takes, participants=participants))
+    if replay.started_counting:
+        takes = count(lang, replay.started_counting, "noun.take")
+        lines.append(translate(lang, prefix + "start", takes=takes))
+    other = replay.changed_outcomes - replay.stopped_counting - replay.started_counting
+    if other:
+        lines.append(translate(lang, prefix + "reason", takes=count(lang, other, "noun.take")))
+    if not lines:
+        everyone = count(lang, replay.participants, "noun.of_participant")
+        takes = count(lang, replay.takes, "noun.take")
+        lines.append(translate(lang, prefix + "none", takes=takes, participants=everyone))
+    return lines
+
+
+def replay_query(replay: ReplayRead | None) -> str:
+    """The summary carried to the page after the redirect: `replay=p,t,c,cp,s,st`."""
+    if replay is None:
+        return ""
+    return "&" + urlencode({"replay": ",".join(str(getattr(replay, f)) for f in REPLAY_FIELDS)})
+
+
+def replay_from_query(value: str | None) -> ReplayRead | None:
+    """`replay_query` read back; None when absent or malformed."""
+    if not value:
+        return None
+    parts = value.split(",")
+    if len(parts) != len(REPLAY_FIELDS) or not all(p.isdigit() and len(p) < 10 for p in parts):
+        return None
+    return ReplayRead(**dict(zip(REPLAY_FIELDS, map(int, parts), strict=True)))
+
+
+def parse_local(value: str, event: Event) -> datetime | None:
+    """A datetime-local form value in event time (or with an offset) as aware; None if bad."""
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=event_zone(event))
+
+
+def course_url(event: Event) -> str:
+    return f"/admin/events/{event.id}/course"
+
+
+@router.get("/events/{event_id}/course")
+def course_page(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
+    """The course: status, window (event time) with countdown, close now, window edit."""
+    now = utcnow()
+    phase, countdown_to = course_phase(event, now)
+    lang = negotiate(request)
+    replay = replay_from_query(request.query_params.get("replay"))
+    context = {
+        "event": event,
+        "section": "course",
+        "phase": phase,
+        "countdown_to": countdown_to.isoformat() if countdown_to else None,
+        "opens": local(event.opens_at, event),
+        "closes": local(event.closes_at, event),
+        "opens_input": local(event.opens_at, event, INPUT_FORMAT),
+        "closes_input": local(event.closes_at, event, INPUT_FORMAT),
+        "frozen": feed_service.feed_frozen(session, event),
+        "next_statuses": [
+            status for status in EVENT_STATUSES if event_rules.is_forward(event.status, status)
+        ],
+        "replay_lines": replay_lines(lang, replay, applied=True),
+        **flash(request),
+    }
+    return render(request, "admin/course.html", context)
+
+
+CONFIRMATIONS = {  # kind: (form action under /course, title key, button key)
+    "close": ("close", "course.close_confirm.title", "course.close_confirm.button"),
+    "window": ("window", "course.window_confirm.title", "course.window_confirm.button"),
+    "status": ("status", "course.status_confirm.title", "course.status_confirm.button"),
+}
+
+
+def _confirmation(
+    request: Request, event: Event, changed: EventChanged, *, kind: str, fields: dict[str, str]
+) -> Response:
+    lang = negotiate(request)
+    action, title, button = CONFIRMATIONS[kind]
+    context = {
+        "event": event,
+        "section": "course",
+        "kind": kind,
+        "action": f"{course_url(event)}/{action}",
+        "title_key": title,
+        "button_key": button,
+        "fields": fields,
+        "new_opens": local(changed.opens_at, event),
+        "new_closes": local(changed.closes_at, event),
+        "now": local(utcnow(), event, "%H:%M:%S"),
+        "replay_lines": replay_lines(lang, changed.replay, applied=False),
+    }
+    return render(request, "admin/course_confirm.html", context)
+
+
+@router.post("/events/{event_id}/course/close")
+def close_course(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    confirm: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Close the course now: first the preview (dry run) and a confirmation step; with
+    `confirm=1` the course closes at the server's clock of that moment."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    dry_run = confirm != "1"
+    try:
+        changed = course_flow.close_course(session, event, dry_run=dry_run)
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(course_url(event), error=error)
+    if dry_run:
+        return _confirmation(request, event, changed, kind="close", fields={})
+    return see_other(f"{course_url(event)}?done=course_closed{replay_query(changed.replay)}")
+
+
+@router.post("/events/{event_id}/course/window")
+def change_window(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    opens_at: Annotated[str, Form()] = "",
+    closes_at: Annotated[str, Form()] = "",
+    confirm: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Change the window (event time): first the preview of what the replay would change,
+    then, with `confirm=1`, the change itself."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = course_url(event)
+    opens, closes = parse_local(opens_at, event), parse_local(closes_at, event)
+    if opens is None or closes is None:
+        return see_other(f"{url}?error=bad_time")
+    if closes <= opens:
+        return see_other(f"{url}?error=window_invalid")
+    try:
+        data = EventUpdate(opens_at=opens, closes_at=closes)
+    except ValidationError:
+        return see_other(f"{url}?error=bad_time")
+    dry_run = confirm != "1"
+    try:
+        changed = course_flow.change_event(session, event, data, dry_run=dry_run)
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    if dry_run:
+        fields = {"opens_at": opens_at.strip(), "closes_at": closes_at.strip()}
+        return _confirmation(request, event, changed, kind="window", fields=fields)
+    return see_other(f"{url}?done=window_changed{replay_query(changed.replay)}")
+
+
+@router.post("/events/{event_id}/course/status")
+def change_status(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    status: Annotated[str, Form()] = "",
+    confirm: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = "",
+) -> Response:
+    """Move the event forward to `status`. A move that would close the open course is
+    previewed first (like "close the course now") and applied after `confirm=1`."""
+    if not sessions.csrf_valid(request, csrf_token):
+        return render(request, "admin/csrf.html", status=403)
+    url = course_url(event)
+    if status not in EVENT_STATUSES:
+        return see_other(url)
+    try:
+        if confirm != "1":
+            changed = course_flow.change_status(session, event, status, dry_run=True)
+            if changed.replay is not None:
+                fields = {"status": status}
+                return _confirmation(request, event, changed, kind="status", fields=fields)
+        changed = course_flow.change_status(session, event, status)
+    except AppError as error:
+        session.rollback()  # nothing of a refused form is stored
+        return back(url, error=error)
+    return see_other(f"{url}?done=status_changed{replay_query(changed.replay)}")
