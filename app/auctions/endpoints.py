@@ -24,6 +24,7 @@ from app.auctions.schemas import (
 )
 from app.core.deps import OrganiserDep, SessionDep, bearer_token, is_organiser
 from app.core.errors import Unauthorized
+from app.core.types import PathId
 from app.events.deps import EventDep, participant_by_token
 from app.flows import ceremony as ceremony_flow
 
@@ -73,7 +74,7 @@ def get_results_csv(event: EventDep, session: SessionDep) -> Response:
 
 @router.post("/{place}/open", response_model=AuctionRead)
 def open_auction(
-    place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
 ) -> dict:
     """Open the auction for `place`: only the next one in ceremony order (lowest place
     first, one at a time) and only after the course closed (409 `course_still_open` names
@@ -83,7 +84,7 @@ def open_auction(
 
 @router.post("/{place}/bids", response_model=BidRead, status_code=201)
 def place_bid(
-    place: int, body: BidCreate, event: EventDep, session: SessionDep, caller: CallerDep
+    place: PathId, body: BidCreate, event: EventDep, session: SessionDep, caller: CallerDep
 ) -> dict:
     """Seal a bid in the current round (organiser on behalf, or the participant).
     A new bid of the same participant in the same round replaces their previous one."""
@@ -101,7 +102,7 @@ def place_bid(
 
 @router.delete("/{place}/bids/{bid_id}", response_model=WithdrawalRead)
 def withdraw_bid(
-    place: int, bid_id: int, event: EventDep, session: SessionDep, caller: CallerDep
+    place: PathId, bid_id: PathId, event: EventDep, session: SessionDep, caller: CallerDep
 ) -> dict:
     """Withdraw a live bid before its round closes (organiser or the bidder)."""
     _require_bidder(caller)
@@ -110,7 +111,7 @@ def withdraw_bid(
 
 @router.post("/{place}/close", response_model=CloseRead)
 def close_auction(
-    place: int,
+    place: PathId,
     event: EventDep,
     session: SessionDep,
     _: OrganiserDep,
@@ -126,7 +127,7 @@ def close_auction(
 
 @router.post("/{place}/undo", response_model=AuctionRead)
 def undo_close(
-    place: int, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
 ) -> dict:
     """Undo the last close of this auction, only until the next auction opens."""
     return ceremony_flow.undo_close(session, event, place, caller)
@@ -134,7 +135,7 @@ def undo_close(
 
 @router.get("/{place}/verify", response_model=VerifyRead, response_model_exclude_none=True)
 def verify_receipt(
-    place: int,
+    place: PathId,
     event: EventDep,
     session: SessionDep,
     receipt: Annotated[str, Query(min_length=64, max_length=64, pattern="^[0-9a-fA-F]{64}$")],
@@ -144,6 +145,6 @@ def verify_receipt(
 
 
 @router.get("/{place}", response_model=AuctionRead)
-def get_auction(place: int, event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
+def get_auction(place: PathId, event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
     """The auction as the caller may see it: sealed bids are never shown before the close."""
     return service.auction_view(session, event, place, caller)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.types import DbInt, ExternalIdRef
+
 
 class BidCreate(BaseModel):
     """A sealed bid. `participant` is required for the organiser; a participant bidding
@@ -12,9 +14,9 @@ class BidCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    participant: str | None = Field(default=None, max_length=64)
-    combination_id: int
-    round: int | None = Field(default=None, ge=1)
+    participant: ExternalIdRef | None = None
+    combination_id: DbInt
+    round: DbInt | None = None
 
 
 class BidRead(BaseModel):

@@ -9,8 +9,6 @@ carry only receipts, so the organiser's audit view cannot unseal them either.
 
 from __future__ import annotations
 
-import csv
-import io
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.core import csvfiles
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
@@ -811,15 +810,14 @@ CSV_COLUMNS = [
 
 def results_csv(session: Session, event: Event) -> str:
     """The results as CSV: one row per revealed bid (`result` winner/lost), plus one row
-    per place without a revealed winning bid (`result` unawarded or pending)."""
+    per place without a revealed winning bid (`result` unawarded or pending). Text cells
+    are neutralised against formula injection (`app.core.csvfiles.write`)."""
     data = results(session, event)
     names = repo.participant_names(session, event.id)
     by_external = {v: k for k, v in repo.external_ids(session, event.id).items()}
     winners = {p["place"]: p["participant"] for p in data["places"]}
     winning = {p["place"]: (p["combination"] or {}).get("id") for p in data["places"]}
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    rows: list[list[object]] = []
     for auction in data["auctions"]:
         place = auction["place"]
         for rnd in auction["rounds"]:
@@ -828,7 +826,7 @@ def results_csv(session: Session, event: Event) -> str:
                     winners.get(place) == bid["participant"]
                     and winning.get(place) == bid["combination"]["id"]
                 )
-                writer.writerow(
+                rows.append(
                     [
                         place,
                         rnd["number"],
@@ -844,5 +842,5 @@ def results_csv(session: Session, event: Event) -> str:
                 )
         if auction["status"] != "closed" or winners.get(place) is None:
             status = "unawarded" if auction["status"] == "closed" else auction["status"]
-            writer.writerow([place, "", "", "", "", "", "", "", "", status])
-    return buffer.getvalue()
+            rows.append([place, "", "", "", "", "", "", "", "", status])
+    return csvfiles.write(CSV_COLUMNS, rows)

@@ -10,10 +10,11 @@ from sqlalchemy import select
 from app.core.deps import SessionDep, bearer_token
 from app.core.errors import NotFound, Unauthorized
 from app.core.security import hash_token
+from app.core.types import PathId
 from app.events.models import Event, Participant
 
 
-def valid_event(event_id: int, session: SessionDep) -> Event:
+def valid_event(event_id: PathId, session: SessionDep) -> Event:
     """The event of the path's `event_id`; 404 problem `event_not_found` when absent."""
     event = session.get(Event, event_id)
     if event is None:

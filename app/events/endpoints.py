@@ -11,9 +11,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
-from app.core import iof
+from app.core import csvfiles, iof
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError, Unprocessable
+from app.core.types import PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
 from app.events.deps import EventDep
@@ -78,11 +79,8 @@ async def uploaded_file(request: Request) -> bytes:
 
 
 def csv_text(data: bytes) -> str:
-    """The CSV text of an uploaded file (UTF-8, a BOM allowed); 422 `csv_not_utf8`."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise Unprocessable("The CSV must be UTF-8 text.", code="csv_not_utf8") from exc
+    """The CSV text of an uploaded file (`app.core.csvfiles.decode`): 422 `csv_not_utf8`."""
+    return csvfiles.decode(data)
 
 
 async def uploaded_csv(request: Request) -> str:
@@ -293,7 +291,7 @@ def _download(text: str, media_type: str, filename: str) -> Response:
 @router.patch("/events/{event_id}/checkpoints/{number}", response_model=CheckpointRead)
 def update_checkpoint(
     event: EventDep,
-    number: int,
+    number: PathId,
     data: CheckpointUpdate,
     session: SessionDep,
     settings: SettingsDep,
@@ -310,7 +308,7 @@ def update_checkpoint(
     responses={200: {"content": {"image/svg+xml": {}}}},
 )
 def checkpoint_qr_svg(
-    event: EventDep, number: int, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+    event: EventDep, number: PathId, session: SessionDep, settings: SettingsDep, _: OrganiserDep
 ) -> Response:
     """SVG QR code of the CP's take link `{BASE_URL}/t/{code}` (organiser: it holds the code)."""
     checkpoint = event_service.get_checkpoint(session, event, number)
@@ -325,7 +323,7 @@ def checkpoint_qr_svg(
     responses={200: {"content": {"image/png": {}}}},
 )
 def checkpoint_qr_png(
-    event: EventDep, number: int, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+    event: EventDep, number: PathId, session: SessionDep, settings: SettingsDep, _: OrganiserDep
 ) -> Response:
     """PNG QR code of the CP's take link `{BASE_URL}/t/{code}` (organiser)."""
     checkpoint = event_service.get_checkpoint(session, event, number)

@@ -7,16 +7,22 @@ first bad row: every error is collected as `{"row", "field", "msg"}`.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
+from pydantic import TypeAdapter, ValidationError
+
+from app.core import csvfiles
+from app.core.types import ExternalId, Hint, Name, ShortText
+
 CHECKPOINT_COLUMNS = ("number", "card", "lat", "lon", "hint")
 PUBLIC_CHECKPOINT_COLUMNS = ("number", "lat", "lon", "hint")
 PARTICIPANT_COLUMNS = ("name", "external_id", "category")
+MAX_CHECKPOINT_ROWS = 1000
+MAX_CHECKPOINT_NUMBER = 9999
+MAX_PARTICIPANT_ROWS = 10000
 
 
 @dataclass
@@ -43,29 +49,32 @@ def csv_error(row: int, field: str, msg: str) -> dict[str, object]:
     return {"row": row, "field": field, "msg": msg}
 
 
-def _read(text: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header (lower-cased) and (row number, {column: value}) for non-blank rows.
+NAME = TypeAdapter(Name)
+EXTERNAL_ID = TypeAdapter(ExternalId)
+CATEGORY = TypeAdapter(ShortText)
+HINT = TypeAdapter(Hint)
 
-    The delimiter is `,` unless the header has `;` and no `,` (spreadsheet exports).
-    """
-    text = text.lstrip("\ufeff")
-    first_line = text.split("\n", 1)[0]
-    delimiter = ";" if ";" in first_line and "," not in first_line else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header: list[str] = []
-    rows: list[tuple[int, dict[str, str]]] = []
-    for values in reader:
-        if not header:
-            header = [value.strip().lower() for value in values]
-            continue
-        if not any(value.strip() for value in values):
-            continue
-        row = {
-            column: (values[i].strip() if i < len(values) else "")
-            for i, column in enumerate(header)
-        }
-        rows.append((reader.line_num, row))
-    return header, rows
+
+def _valid(
+    adapter: TypeAdapter[str], line: int, field: str, value: str, errors: list[dict[str, object]]
+) -> str:
+    """`value` validated by `adapter` (a type of `app.core.types`); on failure an error
+    of `field` is added to `errors` and `value` is returned as it is."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        errors.append(csv_error(line, field, exc.errors()[0]["msg"]))
+        return value
+
+
+def _read(text: str, max_rows: int) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """Header (lower-cased) and (row number, {column: value}) for non-blank rows, read by
+    `app.core.csvfiles.read` (422 `csv_invalid` for an unreadable row, `csv_too_large`)."""
+    header, rows = csvfiles.read(text, max_rows=max_rows)
+    return header, [
+        (line, {column: (values[i] if i < len(values) else "") for i, column in enumerate(header)})
+        for line, values in rows
+    ]
 
 
 def _float(value: str, low: float, high: float) -> float | None:
@@ -84,7 +93,7 @@ def parse_checkpoints_csv(text: str) -> tuple[list[tuple[int, DeckRow]], list[di
     −90…90, lon in −180…180, empty coordinates allowed). Cards and duplicates are
     checked with the deck (service). A row with an error is left out of the result.
     """
-    header, rows = _read(text)
+    header, rows = _read(text, MAX_CHECKPOINT_ROWS)
     errors: list[dict[str, object]] = []
     missing = [column for column in ("number", "card") if column not in header]
     for column in missing:
@@ -99,10 +108,14 @@ def parse_checkpoints_csv(text: str) -> tuple[list[tuple[int, DeckRow]], list[di
         number = 0
         try:
             number = int(row["number"])
-            if number < 1:
+            if not 1 <= number <= MAX_CHECKPOINT_NUMBER:
                 raise ValueError
         except ValueError:
-            row_errors.append(csv_error(line, "number", "must be a positive whole number"))
+            row_errors.append(
+                csv_error(
+                    line, "number", f"must be a whole number from 1 to {MAX_CHECKPOINT_NUMBER}"
+                )
+            )
         if not row["card"]:
             row_errors.append(csv_error(line, "card", "is required"))
         coordinates: dict[str, float | None] = {}
@@ -112,6 +125,7 @@ def parse_checkpoints_csv(text: str) -> tuple[list[tuple[int, DeckRow]], list[di
             except ValueError as exc:
                 message = str(exc) if "must" in str(exc) else "must be a number"
                 row_errors.append(csv_error(line, field, message))
+        hint = _valid(HINT, line, "hint", row.get("hint", ""), row_errors)
         if (coordinates.get("lat") is None) != (coordinates.get("lon") is None) and not row_errors:
             row_errors.append(csv_error(line, "lon", "lat and lon must be given together"))
         errors.extend(row_errors)
@@ -124,7 +138,7 @@ def parse_checkpoints_csv(text: str) -> tuple[list[tuple[int, DeckRow]], list[di
                         card=row["card"],
                         lat=coordinates["lat"],
                         lon=coordinates["lon"],
-                        hint=row.get("hint", ""),
+                        hint=hint,
                     ),
                 )
             )
@@ -137,8 +151,11 @@ def parse_participants_csv(
     """CSV `name, external_id, category` → ([(row number, ParticipantRow)], errors).
 
     `name` is required; `external_id` and `category` may be empty (or absent columns).
+    Each field is checked by the type of the JSON API (`app.core.types`: no NUL, control
+    characters removed, lengths). 422 `csv_invalid` / `csv_too_large` (`MAX_PARTICIPANT_ROWS`)
+    for a file that cannot be read.
     """
-    header, rows = _read(text)
+    header, rows = _read(text, MAX_PARTICIPANT_ROWS)
     if "name" not in header:
         return [], [csv_error(1, "name", "the header has no column 'name'")]
     if not rows:
@@ -146,20 +163,17 @@ def parse_participants_csv(
     result: list[tuple[int, ParticipantRow]] = []
     errors: list[dict[str, object]] = []
     for line, row in rows:
-        row_errors = []
-        name = row["name"]
-        external_id = row.get("external_id") or None
-        category = row.get("category") or None
-        if not name:
+        row_errors: list[dict[str, object]] = []
+        if row["name"]:
+            name = _valid(NAME, line, "name", row["name"], row_errors)
+        else:
             row_errors.append(csv_error(line, "name", "is required"))
-        elif len(name) > 200:
-            row_errors.append(csv_error(line, "name", "is longer than 200 characters"))
-        if external_id is not None and (len(external_id) > 64 or "/" in external_id):
-            row_errors.append(
-                csv_error(line, "external_id", "must be at most 64 characters, without '/'")
-            )
-        if category is not None and len(category) > 64:
-            row_errors.append(csv_error(line, "category", "is longer than 64 characters"))
+        external_id = row.get("external_id") or None
+        if external_id is not None:
+            external_id = _valid(EXTERNAL_ID, line, "external_id", external_id, row_errors)
+        category = row.get("category") or None
+        if category is not None:
+            category = _valid(CATEGORY, line, "category", category, row_errors) or None
         errors.extend(row_errors)
         if not row_errors:
             result.append((line, ParticipantRow(name, external_id, category)))
@@ -171,20 +185,18 @@ def _format_coordinate(value: float | None) -> str:
 
 
 def checkpoints_csv(rows: Iterable[dict[str, object]], columns: Iterable[str]) -> str:
-    """CSV text with `columns` (coordinates with up to 6 decimals), header first."""
+    """CSV text with `columns` (coordinates with up to 6 decimals), header first; text
+    cells neutralised against formula injection (`app.core.csvfiles.write`)."""
     columns = list(columns)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        values = []
-        for column in columns:
-            value = row[column]
-            if column in ("lat", "lon"):
-                value = _format_coordinate(value)  # type: ignore[arg-type]
-            values.append("" if value is None else value)
-        writer.writerow(values)
-    return out.getvalue()
+
+    def cell(column: str, value: object) -> object:
+        if column in ("lat", "lon"):
+            return csvfiles.Number(_format_coordinate(value))  # type: ignore[arg-type]
+        return value
+
+    return csvfiles.write(
+        columns, ([cell(column, row[column]) for column in columns] for row in rows)
+    )
 
 
 def checkpoints_gpx(event_name: str, rows: Iterable[dict[str, object]]) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from app.core.types import DeckCode, ExternalId, Hint, Name, ShortText, UTCTime
 
 HandRanking = Literal["seed", "classic"]
 EventStatus = Literal["draft", "course_open", "course_closed", "ceremony", "finished"]
@@ -28,10 +30,12 @@ class EventCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200)
-    opens_at: AwareDatetime
-    closes_at: AwareDatetime
-    timezone: str = Field(description="IANA time zone of the event, e.g. Europe/Moscow")
+    name: Name
+    opens_at: UTCTime
+    closes_at: UTCTime
+    timezone: str = Field(
+        max_length=64, description="IANA time zone of the event, e.g. Europe/Moscow"
+    )
     hand_ranking: HandRanking = "seed"
     save_codes_per_participant: int = Field(default=10, ge=1, le=50)
     award_places: int = Field(default=3, ge=1, le=20)
@@ -55,10 +59,10 @@ class EventUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, min_length=1, max_length=200)
-    opens_at: AwareDatetime | None = None
-    closes_at: AwareDatetime | None = None
-    timezone: str | None = None
+    name: Name | None = None
+    opens_at: UTCTime | None = None
+    closes_at: UTCTime | None = None
+    timezone: str | None = Field(default=None, max_length=64)
     hand_ranking: HandRanking | None = None
     save_codes_per_participant: int | None = Field(default=None, ge=1, le=50)
     award_places: int | None = Field(default=None, ge=1, le=20)
@@ -111,9 +115,9 @@ class CheckpointIn(BaseModel):
     card: str = Field(min_length=1, max_length=16)
     lat: float | None = Field(default=None, ge=-90, le=90)
     lon: float | None = Field(default=None, ge=-180, le=180)
-    hint: str = Field(default="", max_length=2000)
-    code: str | None = Field(default=None, max_length=200)
-    discard_code: str | None = Field(default=None, max_length=64)
+    hint: Hint = ""
+    code: DeckCode | None = None
+    discard_code: Annotated[DeckCode, Field(max_length=64)] | None = None
 
 
 class DeckPut(BaseModel):
@@ -139,7 +143,7 @@ class CheckpointUpdate(BaseModel):
 
     lat: float | None = Field(default=None, ge=-90, le=90)
     lon: float | None = Field(default=None, ge=-180, le=180)
-    hint: str | None = Field(default=None, max_length=2000)
+    hint: Hint | None = None
 
 
 class CheckpointPublic(BaseModel):
@@ -175,35 +179,13 @@ class PublicCheckpoints(BaseModel):
 
 
 class ParticipantCreate(BaseModel):
-    """A new participant (individual or team)."""
+    """A new participant (individual or team); texts are cleaned (`app.core.types`)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200)
-    external_id: str | None = Field(default=None, min_length=1, max_length=64)
-    category: str | None = Field(default=None, max_length=64)
-
-    @field_validator("name", "external_id", "category")
-    @classmethod
-    def _strip(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = value.strip()
-        return value
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not value:
-            raise ValueError("name must not be blank")
-        return value
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str | None) -> str | None:
-        if value is not None and (not value or "/" in value):
-            raise ValueError("external_id must not be blank or contain '/'")
-        return value
+    name: Name
+    external_id: ExternalId | None = None
+    category: ShortText | None = None
 
 
 class ParticipantUpdate(BaseModel):
@@ -211,23 +193,9 @@ class ParticipantUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, min_length=1, max_length=200)
-    external_id: str | None = Field(default=None, min_length=1, max_length=64)
-    category: str | None = Field(default=None, max_length=64)
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str | None) -> str | None:
-        if value is not None and (not value.strip() or "/" in value):
-            raise ValueError("external_id must not be blank or contain '/'")
-        return None if value is None else value.strip()
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("name must not be blank")
-        return None if value is None else value.strip()
+    name: Name | None = None
+    external_id: ExternalId | None = None
+    category: ShortText | None = None
 
 
 class ParticipantRead(BaseModel):

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import AwareDatetime
 
+from app.core import csvfiles
 from app.core.db import utcnow
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, bearer_token, is_organiser
 from app.core.errors import Forbidden, NotFound, Unauthorized, Unprocessable
+from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
 from app.events.deps import EventDep, ParticipantDep, participant_by_token
 from app.feed import keys as key_service
 from app.feed import repository as repo
@@ -63,7 +64,7 @@ async def csv_upload(request: Request) -> tuple[bytes, bytes]:
     summary="Deliver takes (the field feed)",
 )
 async def deliver_takes(
-    event_id: int, batch: TakesBatchCreate, request: Request, body: RawBody
+    event_id: PathId, batch: TakesBatchCreate, request: Request, body: RawBody
 ) -> TakesBatchRead:
     """Store and apply up to 1000 takes; one result per item, in input order.
 
@@ -109,7 +110,7 @@ def import_takes(
     (the header is row 1). Importing the same file again stores nothing new."""
     body, content = upload
     actor = key_service.feed_actor(request, session, event, body)
-    rows = service.csv_items(content.decode("utf-8-sig", errors="replace"), source=source)
+    rows = service.csv_items(csvfiles.decode(content), source=source)
     results = service.ingest(session, event, [item for _, item in rows], recorded_by=actor)
     for (row, _), result in zip(rows, results, strict=True):
         result.row = row
@@ -172,16 +173,16 @@ def take_log(
     event: EventDep,
     session: SessionDep,
     _: OrganiserDep,
-    participant: str | None = None,
-    checkpoint: Annotated[int | None, Query(description="CP number")] = None,
+    participant: Annotated[ExternalIdRef | None, Query()] = None,
+    checkpoint: Annotated[int | None, Query(ge=1, le=INT4_MAX, description="CP number")] = None,
     kind: Literal["card", "discard", "save", "unknown"] | None = None,
     outcome: Literal["counted", "rejected"] | None = None,
-    reason: str | None = None,
-    source: str | None = None,
-    taken_from: AwareDatetime | None = None,
-    taken_to: AwareDatetime | None = None,
+    reason: Annotated[str | None, Query(max_length=32)] = None,
+    source: Annotated[Source | None, Query()] = None,
+    taken_from: Annotated[UTCTime | None, Query()] = None,
+    taken_to: Annotated[UTCTime | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT4_MAX)] = 0,
 ) -> LogRead:
     """Takes with their current outcomes, field-time order; `taken_to` is exclusive."""
     return service.log(
@@ -209,7 +210,7 @@ def event_warnings(event: EventDep, session: SessionDep, _: OrganiserDep) -> War
     "/events/{event_id}/takes/{take_id}/void", response_model=LogItem, summary="Void a take"
 )
 def void_take(
-    event: EventDep, take_id: int, body: VoidCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, _: OrganiserDep
 ) -> LogItem:
     """An organiser correction: the take stays in the log, is left out of the replay."""
     return service.void_take(session, event, take_id, body.reason, actor="organiser")
@@ -288,6 +289,6 @@ def list_keys(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[Int
     summary="Revoke an integration key",
 )
 def revoke_key(
-    event: EventDep, key_id: int, session: SessionDep, _: OrganiserDep
+    event: EventDep, key_id: PathId, session: SessionDep, _: OrganiserDep
 ) -> IntegrationKeyRead:
     return key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())

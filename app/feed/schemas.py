@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from app.core.types import Code, ExternalIdRef, KeyName, Note, Reason, Source, SourceId, UTCTime
 
 MAX_BATCH = 1000
 
@@ -18,13 +20,14 @@ def _text(value: Any) -> Any:
 
 
 class TakeCreate(BaseModel):
-    """One take of the feed. `taken_at` must carry a UTC offset (a naive time is refused)."""
+    """One take of the feed. `taken_at` must carry a UTC offset (a naive time is refused)
+    and lie in `app.core.types.MIN_TIME`…`MAX_TIME` once in UTC; no text may hold NUL."""
 
-    participant: str = Field(min_length=1, max_length=64, description="external_id")
-    code: str = Field(min_length=1, max_length=512, description="the code as scanned or typed")
-    taken_at: AwareDatetime
-    source: str = Field(min_length=1, max_length=64, description="the device or system")
-    source_id: str = Field(min_length=1, max_length=128, description="unique within the source")
+    participant: ExternalIdRef = Field(description="external_id")
+    code: Code = Field(description="the code as scanned or typed")
+    taken_at: UTCTime
+    source: Source = Field(description="the device or system")
+    source_id: SourceId = Field(description="unique within the source")
 
     _coerce = field_validator("participant", "source_id", mode="before")(_text)
 
@@ -76,24 +79,24 @@ class TakesBatchRead(BaseModel):
 class ScanCreate(BaseModel):
     """A phone scan. `source_id` lets a phone retry safely; generated when absent."""
 
-    code: str = Field(min_length=1, max_length=512)
-    source_id: str | None = Field(default=None, min_length=1, max_length=128)
+    code: Code
+    source_id: SourceId | None = None
 
 
 class ManualTakeCreate(BaseModel):
     """An organiser's correction: a take that is missing from the feed (e.g. a paper card)."""
 
-    participant: str = Field(min_length=1, max_length=64)
-    code: str = Field(min_length=1, max_length=512)
-    taken_at: AwareDatetime
-    note: str = Field(default="", max_length=1000)
-    source_id: str | None = Field(default=None, min_length=1, max_length=128)
+    participant: ExternalIdRef
+    code: Code
+    taken_at: UTCTime
+    note: Note = ""
+    source_id: SourceId | None = None
 
     _coerce = field_validator("participant", "source_id", mode="before")(_text)
 
 
 class VoidCreate(BaseModel):
-    reason: str = Field(min_length=1, max_length=1000)
+    reason: Reason
 
 
 class PreviousOutcome(BaseModel):
@@ -229,7 +232,7 @@ class CorrectionRead(BaseModel):
 
 
 class IntegrationKeyCreate(BaseModel):
-    name: str = Field(min_length=1, max_length=120)
+    name: KeyName
     require_signature: bool = False
 
 

@@ -11,9 +11,7 @@ deliveries for one participant are serialised by a row lock on the participant
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,7 +23,7 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.core import audit
+from app.core import audit, csvfiles
 from app.core.db import utcnow
 from app.core.errors import (
     AppError,
@@ -431,6 +429,19 @@ def _validation_fields(exc: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def _invalid_take(raw: Any, exc: ValidationError) -> TakeResult:
+    """The result of an item `TakeCreate` refused: 422 `invalid_take` with its fields."""
+    source_id = raw.get("source_id") if isinstance(raw, dict) else None
+    detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    return _item_error(
+        source_id,
+        422,
+        "invalid_take",
+        f"The take is not valid: {detail}",
+        fields=_validation_fields(exc),
+    )
+
+
 def _result(
     deck: Deck, source_id: str, status: str, take_id: int, outcome: TakeOutcome | rules.Outcome
 ) -> TakeResult:
@@ -482,17 +493,7 @@ def ingest(
         try:
             valid.append((index, TakeCreate.model_validate(raw)))
         except ValidationError as exc:
-            source_id = raw.get("source_id") if isinstance(raw, dict) else None
-            results[index] = _item_error(
-                source_id,
-                422,
-                "invalid_take",
-                "The take is not valid: "
-                + "; ".join(
-                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-                ),
-                fields=_validation_fields(exc),
-            )
+            results[index] = _invalid_take(raw, exc)
 
     participants = repo.lock_participants_by_external_id(
         session, event.id, (item.participant for _, item in valid)
@@ -681,7 +682,7 @@ def scan(
         session, event, [item], recorded_by=f"participant:{participant.external_id}",
         received_at=now,
     )  # fmt: skip
-    _raise_if_closed(result)
+    _raise_if_error(result)
     return for_participant(result, seen_cards(session, participant.id))
 
 
@@ -715,10 +716,15 @@ def void_take(session: Session, event: Event, take_id: int, reason: str, *, acto
     return log(session, event, take_id=take_id).items[0]
 
 
-def _raise_if_closed(result: TakeResult) -> None:
-    """A single take refused because the feed is closed: 409 `feed_closed`."""
-    if result.error is not None and result.error.code == FEED_CLOSED:
-        raise AppError(result.error.detail, code=FEED_CLOSED, status=409)
+def _raise_if_error(result: TakeResult) -> None:
+    """A single take (scan, manual take) that was not stored is refused as a whole with
+    its item problem: 409 `feed_closed`, 422 `invalid_take` (with `errors`, the invalid
+    fields), 404 `participant_not_found`."""
+    if result.error is not None:
+        extra = {"errors": result.error.fields} if result.error.fields else {}
+        raise AppError(
+            result.error.detail, code=result.error.code, status=result.error.status, **extra
+        )
 
 
 def add_take(
@@ -745,9 +751,12 @@ def add_take(
         "source": ORGANISER_SOURCE,
         "source_id": source_id or f"manual-{uuid.uuid4().hex}",
     }
-    payload = {**TakeCreate.model_validate(item).model_dump(mode="json"), "note": note}
+    try:
+        payload = {**TakeCreate.model_validate(item).model_dump(mode="json"), "note": note}
+    except ValidationError as exc:
+        _raise_if_error(_invalid_take(item, exc))
     (result,) = ingest(session, event, [item], recorded_by=actor, payloads=[payload])
-    _raise_if_closed(result)
+    _raise_if_error(result)
     if result.status == "accepted":
         audit.record(
             session,
@@ -1197,10 +1206,10 @@ def csv_items(text: str, *, source: str) -> list[tuple[int, dict[str, Any]]]:
     Columns `participant, code, taken_at` (required), `source_id` and `source`
     (optional). Without `source_id` one is derived from the participant, the
     normalised code and the UTC time, so importing the same file twice stores
-    nothing new. 422 `csv_missing_columns` / `csv_too_large`.
+    nothing new. 422 `csv_missing_columns`, `csv_too_large`, `csv_invalid` (a row the
+    CSV reader cannot parse: `app.core.csvfiles.read`).
     """
-    reader = csv.DictReader(io.StringIO(text))
-    header = [name.strip().lower() for name in (reader.fieldnames or [])]
+    header, rows = csvfiles.read(text, max_rows=MAX_CSV_ROWS)
     missing = [column for column in CSV_COLUMNS if column not in header]
     if missing:
         raise Unprocessable(
@@ -1208,14 +1217,9 @@ def csv_items(text: str, *, source: str) -> list[tuple[int, dict[str, Any]]]:
             f"(needs {', '.join(CSV_COLUMNS)}).",
             code="csv_missing_columns",
         )
-    reader.fieldnames = header
     items = []
-    for row in reader:
-        if len(items) >= MAX_CSV_ROWS:
-            raise Unprocessable(f"At most {MAX_CSV_ROWS} rows per file.", code="csv_too_large")
-        values = {k: (v or "").strip() for k, v in row.items() if isinstance(k, str)}
-        if not any(values.values()):
-            continue
+    for line, cells in rows:
+        values = dict(zip(header, cells, strict=False))
         item: dict[str, Any] = {
             "participant": values.get("participant", ""),
             "code": values.get("code", ""),
@@ -1223,7 +1227,7 @@ def csv_items(text: str, *, source: str) -> list[tuple[int, dict[str, Any]]]:
             "source": values.get("source") or source,
             "source_id": values.get("source_id") or _derived_source_id(values),
         }
-        items.append((reader.line_num, item))
+        items.append((line, item))
     return items
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Request
 
 from app.core.deps import SessionDep, bearer_token, is_organiser
+from app.core.types import PathId
 from app.games import service
 from app.games.schemas import ActionCreate, GameCreate, GameCreated, GameRead, ModuleList
 
@@ -52,7 +53,7 @@ def create_game(body: GameCreate, session: SessionDep) -> dict[str, Any]:
 
 @router.get("/{game_id}", response_model=GameRead)
 def read_game(
-    game_id: int, request: Request, session: SessionDep, token: str | None = None
+    game_id: PathId, request: Request, session: SessionDep, token: str | None = None
 ) -> dict[str, Any]:
     """The game as the caller may see it (player token: that seat's view; none: public)."""
     loaded = service.load(session, game_id)
@@ -62,7 +63,7 @@ def read_game(
 
 @router.post("/{game_id}/actions", response_model=GameRead)
 def post_action(
-    game_id: int,
+    game_id: PathId,
     body: ActionCreate,
     request: Request,
     session: SessionDep,

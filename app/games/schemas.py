@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.core.types import INT4_MAX, PlayerName
+
 
 class ModuleRead(BaseModel):
     module: str
@@ -28,7 +30,7 @@ class GameCreate(BaseModel):
     """
 
     module: str = Field(max_length=40)
-    players: list[str] = Field(min_length=1, max_length=20)
+    players: list[PlayerName] = Field(min_length=1, max_length=20)
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int | None = Field(default=None, ge=0, lt=2**63)
 
@@ -93,5 +95,5 @@ class ActionCreate(BaseModel):
     (default: the only seat that may act now) or of the table itself (`organiser_actions`)."""
 
     action: dict[str, Any]
-    seat: int | None = None
-    expected_seq: int | None = Field(default=None, ge=0)
+    seat: int | None = Field(default=None, ge=0, le=INT4_MAX)
+    expected_seq: int | None = Field(default=None, ge=0, le=INT4_MAX)

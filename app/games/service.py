@@ -12,11 +12,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unauthorized
 from app.core.security import hash_token, new_token
+from app.core.types import PlayerName
 from app.games import repository
 from app.games.base import Action, GameState, IllegalAction, InvalidOptions, replay
 from app.games.base import Game as RulesModule
@@ -24,6 +26,7 @@ from app.games.models import Game, GameAction, GamePlayer
 from app.games.registry import load_modules
 
 SEED_BITS = 53  # a seed stays exact as a JSON number in every client
+PLAYER_NAMES = TypeAdapter(list[PlayerName])
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,12 @@ def create_game(
     Tokens are returned once and stored hashed.
     """
     rules = module(module_name)
-    names = [name.strip() for name in players]
-    if any(not name for name in names):
-        raise InvalidOptions("Every player needs a name.")
+    try:
+        names = PLAYER_NAMES.validate_python(players)
+    except ValidationError as exc:
+        raise InvalidOptions(
+            "Every player needs a name of at most 60 characters, without NUL."
+        ) from exc
     if not rules.min_players <= len(names) <= rules.max_players:
         raise InvalidOptions(
             f"{rules.title} is played by {rules.min_players} to {rules.max_players} players."

@@ -21,6 +21,7 @@ from app.core.db import utcnow
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
 from app.core.security import tokens_equal
+from app.core.types import FormId, PathId
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -288,7 +289,7 @@ def void_take(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    take_id: Annotated[int, Form()],
+    take_id: Annotated[FormId, Form()],
     reason: Annotated[str, Form()] = "",
     csrf_token: CsrfField = "",
 ) -> Response:
@@ -396,7 +397,7 @@ def create_key(
 @router.post("/events/{event_id}/keys/{key_id}/revoke")
 def revoke_key(
     event: EventDep,
-    key_id: int,
+    key_id: PathId,
     request: Request,
     session: SessionDep,
     _: AdminPage,
@@ -469,7 +470,7 @@ def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict
 @router.post("/events/{event_id}/auctions/{place}/{action}")
 def auction_action(
     event: EventDep,
-    place: int,
+    place: PathId,
     action: str,
     request: Request,
     session: SessionDep,
@@ -515,7 +516,7 @@ def auction_action(
 
 @router.get("/events/{event_id}/projector/{place}")
 def projector(
-    event: EventDep, place: int, request: Request, session: SessionDep, _: AdminPage
+    event: EventDep, place: PathId, request: Request, session: SessionDep, _: AdminPage
 ) -> Response:
     """The projector view of one auction: while open, the count of sealed bids; after the
     close, the bids revealed from the weakest to the strongest, then the winner, then
@@ -554,7 +555,7 @@ def projector(
 
 @router.get("/events/{event_id}/projector/{place}/live.json")
 def projector_live(
-    event: EventDep, place: int, session: SessionDep, _: OrganiserDep
+    event: EventDep, place: PathId, session: SessionDep, _: OrganiserDep
 ) -> dict[str, Any]:
     view = auction_service.auction_view(session, event, place, PUBLIC)
     return {"version": ceremony_version([view]), "bids": view["bid_count"]}

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 
+from app.core.types import PathId
 from app.games.locus_poker import GRID_SIZES
 from app.games.poker_dice import COLUMNS
 from app.web import i18n
@@ -178,7 +179,7 @@ def dice_new(request: Request) -> Response:
 
 
 @router.get("/games/poker-dice/{game_id}")
-def dice_sheet(game_id: int, request: Request) -> Response:
+def dice_sheet(game_id: PathId, request: Request) -> Response:
     """The shared score sheet of poker dice game `game_id` (drawn by /static/dice.js)."""
     return render(
         request,
@@ -202,7 +203,7 @@ def locus_new(request: Request) -> Response:
 
 
 @router.get("/games/locus-poker/{game_id}")
-def locus_grid(game_id: int, request: Request) -> Response:
+def locus_grid(game_id: PathId, request: Request) -> Response:
     """The grid of Locus Poker game `game_id` (drawn by /static/locus.js)."""
     return render(
         request,

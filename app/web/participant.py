@@ -36,6 +36,7 @@ from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
+from app.core.types import FormId, PathId
 from app.events import repository as events_repo
 from app.events.deps import participant_by_token
 from app.events.models import Event, Participant
@@ -272,7 +273,7 @@ def find_take(view: GameView, take_id: int) -> StateTake | None:
 
 
 @router.get("/me/takes/{take_id}")
-def take_result(take_id: int, request: Request, session: SessionDep) -> Response:
+def take_result(take_id: PathId, request: Request, session: SessionDep) -> Response:
     """The result of one of my takes: the card large with its discard code, or why it did
     not count (in plain words), then my hand and what to do next."""
     participant = signed_in_participant(request, session)
@@ -452,10 +453,10 @@ def ceremony_live(request: Request, session: SessionDep) -> dict[str, Any]:
 
 @router.post("/me/ceremony/{place}/bid")
 def bid(
-    place: int,
+    place: PathId,
     request: Request,
     session: SessionDep,
-    combination_id: Annotated[int | None, Form()] = None,
+    combination_id: Annotated[FormId | None, Form()] = None,
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Put one of my combinations into the open auction (replaces my earlier bid)."""
@@ -479,10 +480,10 @@ def bid(
 
 @router.post("/me/ceremony/{place}/withdraw")
 def withdraw(
-    place: int,
+    place: PathId,
     request: Request,
     session: SessionDep,
-    bid_id: Annotated[int, Form()],
+    bid_id: Annotated[FormId, Form()],
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Withdraw my sealed bid before the close (RULES.md I-7)."""
