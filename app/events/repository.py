@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import delete, exists, func, select
+from sqlalchemy import Integer, cast, delete, exists, func, insert, select
 from sqlalchemy.orm import Session
 
 from app.events.models import Checkpoint, Event, Participant, SaveCode
@@ -101,10 +101,42 @@ def participant_by_external_id(
     )
 
 
+PARTICIPANT_LOCK_CLASS = 14
+"""First key of the PostgreSQL advisory lock on an event's participant numbers."""
+
+
+def lock_participant_numbers(session: Session, event_id: int) -> None:
+    """Serialise, across processes, the transactions that create or renumber the event's
+    participants until this transaction ends (PostgreSQL `pg_advisory_xact_lock`; SQLite's
+    `BEGIN IMMEDIATE` already serialises writers). Read the event's external ids with a
+    later statement, so that what the previous holder committed is seen. Unlike a lock on
+    the event row it does not hold up the feed, which reads that row FOR SHARE."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    lock = func.pg_advisory_xact_lock(
+        cast(PARTICIPANT_LOCK_CLASS, Integer), cast(event_id, Integer)
+    )
+    session.execute(select(lock))
+
+
 def external_ids(session: Session, event_id: int) -> set[str]:
     return set(
         session.scalars(select(Participant.external_id).where(Participant.event_id == event_id))
     )
+
+
+def insert_participants(session: Session, values: Sequence[dict]) -> list[Participant]:
+    """Insert participants (column values) with one bulk INSERT; the rows, in input order."""
+    if not values:
+        return []
+    statement = insert(Participant).returning(Participant, sort_by_parameter_order=True)
+    return list(session.scalars(statement, list(values)))
+
+
+def insert_save_codes(session: Session, values: Sequence[dict]) -> None:
+    """Insert save codes (column values) with one bulk INSERT."""
+    if values:
+        session.execute(insert(SaveCode), list(values))
 
 
 def save_codes_by_participant(

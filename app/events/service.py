@@ -13,9 +13,11 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.core import audit, iof
+from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
 from app.core.security import hash_token, new_token
 from app.events import repository, rules
@@ -28,7 +30,7 @@ from app.events.formats import (
     parse_checkpoints_csv,
     parse_participants_csv,
 )
-from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.events.models import Checkpoint, Event, Participant
 from app.events.qr import personal_url, take_url
 from app.events.schemas import (
     AccessTokenIssued,
@@ -655,7 +657,13 @@ def create_participants(
     number of save codes, unique in the event and distinct from every CP code and
     discard code. All or nothing: raises Unprocessable `participants_invalid` with
     every duplicate `external_id` (in the rows or already in the event).
+
+    Rows without `external_id` are numbered after the highest numeric id in use. The
+    event's participant numbers are locked first (`lock_participant_numbers`), so
+    concurrent creations, in any process, never pick the same number; rows are
+    written with two bulk INSERTs (participants, save codes).
     """
+    repository.lock_participant_numbers(session, event.id)
     errors = _external_id_errors(session, event, rows, locate)
     if errors:
         raise Unprocessable(
@@ -670,27 +678,39 @@ def create_participants(
     taken = repository.checkpoint_codes(session, event.id) | repository.save_codes(
         session, event.id
     )
-    created = []
-    for row in rows:
-        token = new_token()
-        participant = Participant(
-            event_id=event.id,
-            external_id=row.external_id or next(generated),
-            name=row.name,
-            category=row.category,
-            access_token_hash=hash_token(token),
-        )
-        session.add(participant)
-        session.flush()
-        codes = [unique_short_code(taken) for _ in range(event.save_codes_per_participant)]
-        for position, code in enumerate(codes, start=1):
-            session.add(
-                SaveCode(
-                    event_id=event.id, participant_id=participant.id, position=position, code=code
-                )
-            )
-        created.append(NewParticipant(participant, token, codes))
-    session.flush()
+    tokens = [new_token() for _ in rows]
+    now = utcnow()
+    values = [
+        {
+            "event_id": event.id,
+            "external_id": row.external_id or next(generated),
+            "name": row.name,
+            "category": row.category,
+            "access_token_hash": hash_token(token),
+            "created_at": now,
+        }
+        for row, token in zip(rows, tokens, strict=True)
+    ]
+    try:
+        participants = repository.insert_participants(session, values)
+    except IntegrityError as exc:  # only if the lock was bypassed: never a 500
+        raise Conflict("An external id is already taken.", code="external_id_taken") from exc
+    codes = [
+        [unique_short_code(taken) for _ in range(event.save_codes_per_participant)]
+        for _ in participants
+    ]
+    repository.insert_save_codes(
+        session,
+        [
+            {"event_id": event.id, "participant_id": p.id, "position": position, "code": code}
+            for p, own in zip(participants, codes, strict=True)
+            for position, code in enumerate(own, start=1)
+        ],
+    )
+    created = [
+        NewParticipant(p, token, own)
+        for p, token, own in zip(participants, tokens, codes, strict=True)
+    ]
     audit.record(
         session,
         event_id=event.id,
@@ -764,7 +784,8 @@ def create_participant(
     session: Session, event: Event, row: ParticipantRow, actor: str = ORGANISER
 ) -> NewParticipant:
     """One participant (see `create_participants`); a taken `external_id` is Conflict
-    `external_id_taken` (409)."""
+    `external_id_taken` (409), also when a concurrent request took it first."""
+    repository.lock_participant_numbers(session, event.id)
     if row.external_id is not None and repository.participant_by_external_id(
         session, event.id, row.external_id
     ):
@@ -792,6 +813,8 @@ def update_participant(
             ],
         )
     new_id = changes.get("external_id")
+    if new_id is not None:
+        repository.lock_participant_numbers(session, event.id)
     if (
         new_id is not None
         and new_id != participant.external_id
@@ -801,7 +824,12 @@ def update_participant(
     before = participant.external_id
     for field, value in changes.items():
         setattr(participant, field, value)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError as exc:  # only if the lock was bypassed: never a 500
+        raise Conflict(
+            f"External id {new_id!r} is already taken.", code="external_id_taken"
+        ) from exc
     audit.record(
         session,
         event_id=event.id,
