@@ -45,7 +45,13 @@ def new_short_code() -> str:
 
     Uniqueness inside an event is the caller's job (see `unique_short_code`).
     """
-    return "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH))
+    base = len(SHORT_CODE_ALPHABET)
+    number = secrets.randbelow(base**SHORT_CODE_LENGTH)  # one draw: uniform over every code
+    letters = []
+    for _ in range(SHORT_CODE_LENGTH):
+        number, digit = divmod(number, base)
+        letters.append(SHORT_CODE_ALPHABET[digit])
+    return "".join(letters)
 
 
 def unique_short_code(taken: set[str]) -> str:

@@ -126,17 +126,20 @@ def external_ids(session: Session, event_id: int) -> set[str]:
 
 
 def insert_participants(session: Session, values: Sequence[dict]) -> list[Participant]:
-    """Insert participants (column values) with one bulk INSERT; the rows, in input order."""
+    """Insert participants (every column but `id`) with one bulk INSERT; returns them in
+    input order as Participant objects with their ids (not attached to the session)."""
     if not values:
         return []
-    statement = insert(Participant).returning(Participant, sort_by_parameter_order=True)
-    return list(session.scalars(statement, list(values)))
+    table = Participant.__table__
+    statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    ids = session.scalars(statement, list(values)).all()
+    return [Participant(id=id_, **row) for id_, row in zip(ids, values, strict=True)]
 
 
 def insert_save_codes(session: Session, values: Sequence[dict]) -> None:
-    """Insert save codes (column values) with one bulk INSERT."""
+    """Insert save codes (every column but `id`) with one bulk INSERT."""
     if values:
-        session.execute(insert(SaveCode), list(values))
+        session.execute(insert(SaveCode.__table__), list(values))
 
 
 def save_codes_by_participant(
