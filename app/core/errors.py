@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 logger = logging.getLogger("app.errors")
@@ -132,7 +133,7 @@ _STATUS_CODES = {
 }
 
 
-def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+def _validation_errors(exc: RequestValidationError | ValidationError) -> list[dict[str, Any]]:
     errors = []
     for error in exc.errors():
         errors.append(
@@ -170,6 +171,14 @@ def install_error_handlers(app: FastAPI) -> None:
         else:
             fields = ", ".join(".".join(e["loc"]) for e in errors[:5])
             detail = f"The request is not valid: {fields}."
+        return problem_response(422, "validation_error", detail, errors=errors)
+
+    @app.exception_handler(ValidationError)
+    async def _model_error(_request: Request, exc: ValidationError) -> JSONResponse:
+        """A schema built from input inside a route or service (e.g. a page's form)."""
+        errors = _validation_errors(exc)
+        fields = ", ".join(".".join(e["loc"]) for e in errors[:5])
+        detail = f"The request is not valid: {fields}."
         return problem_response(422, "validation_error", detail, errors=errors)
 
     @app.exception_handler(Exception)

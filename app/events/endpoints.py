@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from app.core import csvfiles, iof
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError, Unprocessable
-from app.core.types import PathId
+from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
 from app.events.deps import EventDep
@@ -392,7 +392,7 @@ def list_participants(event: EventDep, session: SessionDep, _: OrganiserDep) -> 
 
 @router.get("/events/{event_id}/participants/{external_id}", response_model=ParticipantRead)
 def get_participant(
-    event: EventDep, external_id: str, session: SessionDep, _: OrganiserDep
+    event: EventDep, external_id: ExternalIdRef, session: SessionDep, _: OrganiserDep
 ) -> ParticipantRead:
     participant = event_service.get_participant(session, event, external_id)
     return event_service.participant_read(session, participant)
@@ -401,7 +401,7 @@ def get_participant(
 @router.patch("/events/{event_id}/participants/{external_id}", response_model=ParticipantRead)
 def update_participant(
     event: EventDep,
-    external_id: str,
+    external_id: ExternalIdRef,
     data: ParticipantUpdate,
     session: SessionDep,
     _: OrganiserDep,
@@ -416,7 +416,7 @@ def update_participant(
     "/events/{event_id}/participants/{external_id}", status_code=status.HTTP_204_NO_CONTENT
 )
 def delete_participant(
-    event: EventDep, external_id: str, session: SessionDep, _: OrganiserDep
+    event: EventDep, external_id: ExternalIdRef, session: SessionDep, _: OrganiserDep
 ) -> Response:
     """Delete a participant who has no takes (409 `participant_has_takes` otherwise)."""
     participant = event_service.get_participant(session, event, external_id)
@@ -428,7 +428,11 @@ def delete_participant(
     "/events/{event_id}/participants/{external_id}/access-token", response_model=AccessTokenIssued
 )
 def reissue_access_token(
-    event: EventDep, external_id: str, session: SessionDep, settings: SettingsDep, _: OrganiserDep
+    event: EventDep,
+    external_id: ExternalIdRef,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
 ) -> AccessTokenIssued:
     """A new personal link for a lost one; the old token stops working."""
     participant = event_service.get_participant(session, event, external_id)
@@ -443,7 +447,7 @@ def print_participant_cards(
     session: SessionDep,
     settings: SettingsDep,
     _: OrganiserDep,
-    participant: Annotated[list[str] | None, Query()] = None,
+    participant: Annotated[list[ExternalIdRef] | None, Query()] = None,
 ) -> HTMLResponse:
     """Printable cards (QR of the personal link + save codes) for the participants named
     by `?participant=<external_id>` (repeatable; all when absent).

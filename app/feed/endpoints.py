@@ -103,7 +103,7 @@ def import_takes(
     request: Request,
     session: SessionDep,
     upload: Annotated[tuple[bytes, bytes], Depends(csv_upload)],
-    source: Annotated[str, Query(min_length=1, max_length=64)] = "csv",
+    source: Annotated[Source, Query()] = "csv",
 ) -> ImportRead:
     """CSV with columns `participant, code, taken_at` (optional `source_id`, `source`),
     as the body (`text/csv`) or as the `file` of a form. Results carry the row number
@@ -149,7 +149,7 @@ def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantSta
     summary="A participant's state",
 )
 def participant_state(
-    event: EventDep, external_id: str, request: Request, session: SessionDep
+    event: EventDep, external_id: ExternalIdRef, request: Request, session: SessionDep
 ) -> ParticipantStateRead:
     """The organiser, or the participant with their own access token."""
     organiser = is_organiser(request)
@@ -177,7 +177,7 @@ def take_log(
     checkpoint: Annotated[int | None, Query(ge=1, le=INT4_MAX, description="CP number")] = None,
     kind: Literal["card", "discard", "save", "unknown"] | None = None,
     outcome: Literal["counted", "rejected"] | None = None,
-    reason: Annotated[str | None, Query(max_length=32)] = None,
+    reason: Annotated[Source | None, Query()] = None,
     source: Annotated[Source | None, Query()] = None,
     taken_from: Annotated[UTCTime | None, Query()] = None,
     taken_to: Annotated[UTCTime | None, Query()] = None,

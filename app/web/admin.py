@@ -21,7 +21,7 @@ from app.core.db import utcnow
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
 from app.core.security import tokens_equal
-from app.core.types import FormId, PathId
+from app.core.types import ExternalIdRef, FormId, Note, PathId
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -230,7 +230,7 @@ def participant_cards(
     settings: SettingsDep,
     _: AdminPage,
     csrf_token: CsrfField = "",
-    participant: Annotated[str, Form()] = "",
+    participant: Annotated[Note, Form()] = "",
 ) -> Response:
     """Printable participant cards (one participant, or all). Printing re-issues the
     access tokens (they are stored only hashed), so this is a CSRF-protected POST."""
@@ -263,7 +263,7 @@ def participants_page(
 
 @router.get("/events/{event_id}/participants/{external_id}")
 def participant_page(
-    event: EventDep, external_id: str, request: Request, session: SessionDep, _: AdminPage
+    event: EventDep, external_id: ExternalIdRef, request: Request, session: SessionDep, _: AdminPage
 ) -> Response:
     """One participant: current state, the take log with outcomes, corrections."""
     participant = events_service.get_participant(session, event, external_id)
@@ -285,12 +285,12 @@ def participant_page(
 @router.post("/events/{event_id}/participants/{external_id}/void")
 def void_take(
     event: EventDep,
-    external_id: str,
+    external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
     _: AdminPage,
     take_id: Annotated[FormId, Form()],
-    reason: Annotated[str, Form()] = "",
+    reason: Annotated[Note, Form()] = "",
     csrf_token: CsrfField = "",
 ) -> Response:
     """Correction: void one take (the take stays in the log; the participant is replayed)."""
@@ -310,14 +310,14 @@ def void_take(
 @router.post("/events/{event_id}/participants/{external_id}/takes")
 def add_take(
     event: EventDep,
-    external_id: str,
+    external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    code: Annotated[str, Form()] = "",
-    taken_at: Annotated[str, Form()] = "",
-    note: Annotated[str, Form()] = "",
-    source_id: Annotated[str, Form()] = "",
+    code: Annotated[Note, Form()] = "",
+    taken_at: Annotated[Note, Form()] = "",
+    note: Annotated[Note, Form()] = "",
+    source_id: Annotated[Note, Form()] = "",
     csrf_token: CsrfField = "",
 ) -> Response:
     """Correction: add a missing take (time in the event's time zone)."""
@@ -376,7 +376,7 @@ def create_key(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    name: Annotated[str, Form()] = "",
+    name: Annotated[Note, Form()] = "",
     csrf_token: CsrfField = "",
 ) -> Response:
     """Create an integration key; the page after the redirect shows it once."""

@@ -117,3 +117,18 @@ def test_event_dates_out_of_range(
             "closes_at": "2026-06-13T03:00:00Z",
         }[field]
     )
+
+
+def test_nul_in_path_and_query_strings(
+    client: TestClient, admin: dict[str, str], event_id: int
+) -> None:
+    base = f"/api/v1/events/{event_id}"
+    for url in (
+        f"{base}/participants/7%00",
+        f"{base}/participants/7%00/state",
+        f"{base}/takes?participant=7%00",
+        f"{base}/takes?reason=hand_full%00",
+        f"{base}/takes?source=app%00",
+    ):
+        response = client.get(url, headers=admin)
+        assert (response.status_code, response.json()["code"]) == (422, "validation_error"), url
