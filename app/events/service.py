@@ -728,11 +728,13 @@ def import_participants_csv(
     """Create participants from CSV `name, external_id, category` (header row first).
 
     All or nothing: Unprocessable `csv_invalid` (422) with `errors` =
-    [{"row", "field", "msg"}] (blank names, bad or duplicate external ids).
+    [{"row", "field", "msg"}] (blank names, bad or duplicate external ids, also ids
+    a concurrent import took first: the numbers are locked before they are checked).
     """
     parsed, errors = parse_participants_csv(text)
     rows = [row for _, row in parsed]
     locate = row_locator([line for line, _ in parsed])
+    repository.lock_participant_numbers(session, event.id)  # then read the ids in use
     errors.extend(_external_id_errors(session, event, rows, locate))
     if errors:
         raise Unprocessable(
