@@ -772,6 +772,7 @@ def import_participants_iof(
         }
 
     rows = [ParticipantRow(entry.name, entry.external_id, entry.category) for entry in entries]
+    repository.lock_participant_numbers(session, event.id)  # then read the ids in use
     errors.extend(_external_id_errors(session, event, rows, locate))
     if errors:
         raise Unprocessable(
