@@ -36,7 +36,7 @@ from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
-from app.core.types import FormId, PathId
+from app.core.types import Code, FormId, Note, PathId
 from app.events import repository as events_repo
 from app.events.deps import participant_by_token
 from app.events.models import Event, Participant
@@ -215,7 +215,7 @@ def my_game(request: Request, session: SessionDep) -> Response:
 
 @router.get("/t/{code}")
 def take_checkpoint(
-    code: str, request: Request, session: SessionDep, settings: SettingsDep
+    code: Code, request: Request, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """The page a CP's QR code opens: record the take, then show its result (303).
 
@@ -321,7 +321,7 @@ def classify(session: SessionDep, participant: Participant, code: str):
 def check_code(
     request: Request,
     session: SessionDep,
-    code: Annotated[str, Form()] = "",
+    code: Annotated[Note, Form()] = "",
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Step 1 of entering a discard or save code: show what it will do, ask to confirm."""
@@ -366,8 +366,8 @@ def confirm_code(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    code: Annotated[str, Form()] = "",
-    source_id: Annotated[str, Form()] = "",
+    code: Annotated[Note, Form()] = "",
+    source_id: Annotated[Note, Form()] = "",
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Step 2: record the code through the feed (same path as a scan), then show the result.

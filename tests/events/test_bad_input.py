@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from tests.events.conftest import EVENT_BODY
+from tests.factories import make_event, make_participant
 
 INT4_OVER = 2**31  # beyond PostgreSQL's integer
 INT8_OVER = 2**63  # beyond SQLite's integer
@@ -132,3 +134,12 @@ def test_nul_in_path_and_query_strings(
     ):
         response = client.get(url, headers=admin)
         assert (response.status_code, response.json()["code"]) == (422, "validation_error"), url
+
+
+def test_nul_in_a_checkpoint_link(client: TestClient, session: Session) -> None:
+    event = make_event(session)
+    person = make_participant(session, event, "7")
+    session.commit()
+    client.get(f"/p/{person.access_token}")  # the participant's cookie
+    response = client.get("/t/ABC%00DEF", follow_redirects=False)
+    assert (response.status_code, response.json()["code"]) == (422, "validation_error")
