@@ -18,7 +18,7 @@ def check_timezone(value: str) -> str:
     """`value` if it names a known IANA time zone, else ValueError."""
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
         raise ValueError(
             f"unknown time zone {value!r} (use an IANA name like Europe/Moscow)"
         ) from exc
