@@ -62,7 +62,9 @@ def _external_id(value: str) -> str:
     return value
 
 
-def _to_utc(value: datetime) -> datetime:
+def to_utc(value: datetime) -> datetime:
+    """`value` (aware) in UTC; ValueError if out of range (`MIN_TIME`…`MAX_TIME`) or if
+    it cannot be converted (a time that would leave years 1…9999 in UTC)."""
     try:
         value = value.astimezone(UTC)
     except OverflowError:
@@ -98,7 +100,7 @@ ExternalIdRef = Annotated[str, _STORABLE, _text_type(1, 64)]  # a participant's 
 ExternalId = Annotated[str, _CLEAN, _text_type(1, 64), AfterValidator(_external_id)]
 """A participant's external id (bib number) as given to a new participant: cleaned, no '/'."""
 
-UTCTime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
+UTCTime = Annotated[AwareDatetime, AfterValidator(to_utc)]
 """An ISO 8601 time with an offset, as an aware UTC datetime within MIN_TIME…MAX_TIME."""
 
 PathId = Annotated[int, Path(ge=1, le=INT4_MAX)]

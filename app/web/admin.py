@@ -7,7 +7,7 @@ session is sent to `/admin/login`. Every form carries a CSRF token tied to the s
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -21,7 +21,7 @@ from app.core.db import utcnow
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
 from app.core.security import tokens_equal
-from app.core.types import ExternalIdRef, FormId, Note, PathId
+from app.core.types import ExternalIdRef, FormId, Note, PathId, to_utc
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -326,10 +326,11 @@ def add_take(
     url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
     try:
         moment = datetime.fromisoformat(taken_at.strip())
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=event_zone(event))
+        moment = to_utc(moment)  # the range of every time the service accepts
     except ValueError:
         return see_other(f"{url}?error=bad_time")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=event_zone(event))
     if not code.strip():
         return see_other(f"{url}?error=empty_code")
     try:
@@ -338,7 +339,7 @@ def add_take(
             event,
             participant=external_id,
             code=code.strip(),
-            taken_at=moment.astimezone(UTC),
+            taken_at=moment,
             note=note.strip(),
             source_id=source_id or None,
             actor="organiser",

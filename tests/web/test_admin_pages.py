@@ -266,3 +266,29 @@ def test_joker_is_named_in_the_page_language(client: TestClient, session: Sessio
     assert "Джокер" in russian
     phone.cookies.set("lang", "en")
     assert "Joker" in phone.get("/me").text
+
+
+def test_participant_page_forms_refuse_bad_input(client: TestClient, event_with_play):
+    """Issue 14: a time out of range once in UTC is `bad_time`; NUL in a void reason or a
+    key name is 422; nothing is stored and nothing answers 500."""
+    event_id, _ = event_with_play
+    admin_login(client)
+    url = f"/admin/events/{event_id}/participants/31"
+    page = client.get(url).text
+    token = csrf_of(page)
+    take_id = re.findall(r'name="take_id" value="(\d+)"', page)[0]
+    old = client.post(
+        f"{url}/takes", data={"code": "X", "taken_at": "0001-01-01T00:30", "csrf_token": token},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert "error=bad_time" in old.headers["location"]
+    void = client.post(
+        f"{url}/void", data={"take_id": take_id, "reason": "a\x00b", "csrf_token": token}
+    )
+    key = client.post(
+        f"/admin/events/{event_id}/keys", data={"name": "Fix\x00", "csrf_token": token}
+    )
+    assert (void.status_code, key.status_code) == (422, 422)
+    state = client.get(f"/api/v1/events/{event_id}/participants/31/state").json()
+    assert sorted(state["hand"]) == ["2S", "3S", "4S"]
+    assert client.get(f"/api/v1/events/{event_id}/integration-keys").json() == []
