@@ -1,5 +1,6 @@
 // Runs app/static/offline/rules.js under Node for the conformance test:
-// stdin {"cases": [{"course", "takes"}]} -> stdout [{"state", "outcomes"}].
+// stdin {"cases": [{"course", "takes"}], "hands": [[5 cards]]}
+// -> stdout {"replays": [{"state", "outcomes"}], "categories": [category]}.
 "use strict";
 const path = require("path");
 const rules = require(path.join(__dirname, "..", "..", "app", "static", "offline", "rules.js"));
@@ -8,7 +9,10 @@ let input = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => { input += chunk; });
 process.stdin.on("end", () => {
-  const { cases } = JSON.parse(input);
-  const out = cases.map(({ course, takes }) => rules.replay(takes, course));
+  const { cases = [], hands = [] } = JSON.parse(input);
+  const out = {
+    replays: cases.map(({ course, takes }) => rules.replay(takes, course)),
+    categories: hands.map((hand) => rules.categorise(hand)),
+  };
   process.stdout.write(JSON.stringify(out));
 });

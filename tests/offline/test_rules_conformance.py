@@ -91,10 +91,10 @@ def python_result(course: rules.Course, takes: list[rules.TakeIn]) -> dict:
     return {"state": data, "outcomes": [vars(o) for o in outcomes]}
 
 
-def run_js(cases: list[dict]) -> list[dict]:
+def run_js(cases: list[dict], hands: list[list[str]] | None = None) -> dict:
     done = subprocess.run(
         [NODE, str(RUNNER)],
-        input=json.dumps({"cases": cases}),
+        input=json.dumps({"cases": cases, "hands": hands or []}),
         capture_output=True,
         text=True,
         check=True,
@@ -130,7 +130,7 @@ def test_random_take_sequences_give_the_same_outcomes_and_state(node):
         expected.append(result)
         reasons.update(o["reason"] for o in result["outcomes"])
         categories.update(c["category"] for c in result["state"]["combinations"])
-    actual = run_js(cases)
+    actual = run_js(cases)["replays"]
     assert len(actual) == CASES
     for index, (js, py) in enumerate(zip(actual, expected, strict=True)):
         assert js == py, f"case {index} differs"
@@ -151,9 +151,37 @@ def test_the_worked_example_of_the_seed(node):
              for i, c in enumerate(codes)]  # fmt: skip
     course = {"opens_at": micros(OPENS), "closes_at": micros(CLOSES), "checkpoints": cps,
               "discards": discards, "save_codes": ["SAVE"]}  # fmt: skip
-    (result,) = run_js([{"course": course, "takes": takes}])
+    (result,) = run_js([{"course": course, "takes": takes}])["replays"]
     assert result["outcomes"][13]["reason"] == "no_discards_left"
     (combination,) = result["state"]["combinations"]
     assert combination["cards"] == ["QH", "QD", "QC", "JK1", "AS"]
     assert combination["category"] == "four_of_a_kind"
     assert (combination["deal"], result["outcomes"][14]["round"]) == (1, 3)
+
+
+def test_categories_of_random_hands_with_jokers(node):
+    """RULES.md §1.3, I-6: the phone names a saved combination as the evaluator does —
+    random hands with 0, 1 and 2 jokers, and hands built to be five of a kind, flushes
+    and straights (rare at random)."""
+    rng = random.Random(6)
+    standard, jokers = list(DECK[:52]), list(DECK[52:])
+    hands = []
+    for index in range(3000):
+        wild = jokers[: index % 3]
+        if index % 5 == 0:  # a rank repeated, so jokers can make five of a kind
+            rank = rng.choice("23456789TJQKA")
+            repeats = min(4, 5 - len(wild)) - rng.randint(0, 1)
+            naturals = [rank + suit for suit in rng.sample("SHDC", repeats)]
+        elif index % 5 == 1:  # one suit, often a straight flush or a flush
+            suit, top = rng.choice("SHDC"), rng.randint(4, 12)
+            naturals = [("23456789TJQKA"[r] + suit) for r in range(top - 4, top + 1)]
+            naturals = rng.sample(naturals, 5 - len(wild))
+        else:
+            naturals = []
+        rest = [card for card in standard if card not in naturals]
+        naturals += rng.sample(rest, 5 - len(wild) - len(naturals))
+        hands.append(rng.sample(naturals + wild, 5))
+    for ranking in ("seed", "classic"):
+        expected = [categoriser(ranking)(hand) for hand in hands]
+        assert run_js([], hands)["categories"] == expected
+    assert len(set(expected)) == 11  # every category was reached
