@@ -26,6 +26,7 @@ from app.web import admin_course as course_pages
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
 from app.web import liars_table as liars_table_pages
+from app.web import offline as offline_pages
 from app.web import participant as participant_pages
 from app.web.sessions import has_organiser_session
 from app.web.templating import STATIC_DIR
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(games_endpoints.router)
     app.include_router(iof_endpoints.router)
     app.include_router(liars_table_pages.router)
+    app.include_router(offline_pages.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session

@@ -123,6 +123,35 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Коды сохранения закончились.",
         "You have no save codes left.",
     ),
+    # offline phone (app/static/offline/app.js)
+    "offline.title": ("Без связи", "Offline"),
+    "offline.loading": ("Загрузка…", "Loading…"),
+    "offline.no_script": (
+        "Без JavaScript офлайн-режим не работает.",
+        "The offline mode needs JavaScript.",
+    ),
+    "offline.not_ready": (
+        "Офлайн-режим ещё не готов на этом телефоне: один раз откройте свою личную ссылку, "
+        "когда есть связь.",
+        "The offline mode is not ready on this phone yet: open your personal link once while "
+        "you have network.",
+    ),
+    "offline.queued": ("Ждут отправки на сервер: {count}", "Waiting to be sent: {count}"),
+    "offline.all_sent": ("Все взятия отправлены на сервер.", "Every take has been sent."),
+    "offline.send_now": ("Отправить сейчас", "Send now"),
+    "offline.sent": ("Отправлено: {count}.", "Sent: {count}."),
+    "offline.send_failed": (
+        "Нет связи с сервером: взятия сохранены на телефоне и уйдут сами, когда связь появится.",
+        "No connection to the server: the takes are kept on this phone and will be sent by "
+        "themselves once there is network.",
+    ),
+    "offline.on_device": (
+        "Записано на телефоне; результат посчитан телефоном и будет подтверждён сервером.",
+        "Recorded on this phone; the phone worked out the result, the server will confirm it.",
+    ),
+    "offline.confirmed": ("Подтверждено сервером.", "Confirmed by the server."),
+    "offline.changed": ("Сервер изменил результаты:", "The server changed these results:"),
+    "offline.not_recorded": ("не записано:", "not recorded:"),
     # take result
     "take.title": ("Взятие", "Take"),
     "take.counted": ("Взятие засчитано", "The take counted"),

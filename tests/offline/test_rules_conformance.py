@@ -43,12 +43,8 @@ def random_case(rng: random.Random, ranking: str) -> tuple[rules.Course, list[ru
         checkpoints[f"CP{index:02d}CODE"] = ref
         discards[f"D{index:02d}X"] = ref
     save_codes = frozenset(f"SAVE{i}" for i in range(rng.randint(1, 4)))
-    course = rules.Course(
-        OPENS, CLOSES, checkpoints, discards, save_codes, categoriser(ranking)
-    )
-    pool = (
-        list(checkpoints) * 4 + list(discards) * 3 + list(save_codes) * 2 + ["OTHERSAVE", "ZZZZ"]
-    )
+    course = rules.Course(OPENS, CLOSES, checkpoints, discards, save_codes, categoriser(ranking))
+    pool = list(checkpoints) * 4 + list(discards) * 3 + list(save_codes) * 2 + ["OTHERSAVE", "ZZZZ"]
     count = rng.randint(5, 45)
     ids = rng.sample(range(1, 10 * count), count)  # order of receipt, unrelated to field time
     takes, moment = [], OPENS - timedelta(minutes=rng.choice([0, 0, 0, 5]))

@@ -1,0 +1,205 @@
+"""The offline phone (PWA): the encrypted deck, the participant's bundle, the phone sync.
+
+**Encrypted deck.** For each CP of the event, its number, card and discard code are
+encrypted with a key derived from that CP's secret code, and the entry is filed under
+a hash of the code; the file alone reveals nothing, a scanned code opens exactly its own
+CP. Derivations (the browser does the same with WebCrypto, `app/static/offline/deck.js`):
+
+- `salt`: 16 random bytes per file;
+- key = HKDF-SHA256(ikm = normalised code (UTF-8), salt, info = `rogaine-deck/v1 key`,
+  32 bytes) — an AES-256-GCM key;
+- index = HKDF-SHA256(same ikm and salt, info = `rogaine-deck/v1 index`, 16 bytes),
+  base64url without padding (a different derivation: the index gives no key);
+- entry = base64url(nonce (12 random bytes) ‖ AES-256-GCM(key, nonce, plaintext,
+  aad = `rogaine-deck/v1|event=<id>|<index>`)); the plaintext is the JSON
+  `{"n": number, "c": card, "d": discard code}` padded with spaces to 48 bytes, so every
+  entry has the same length (no card is told apart by its notation's length).
+
+Entries are sorted by index (random order, not CP order). What the file does reveal: the
+number of CPs (public anyway) and the event id.
+
+**Sync.** The phone's queue goes through the feed's one ingest path
+(`app.feed.service.ingest`) as a batch from the device's own source (`phone-<id>`),
+with the source ids made on the device: a batch sent twice stores nothing new
+(`duplicate_delivery`). Results are the participant's view (`for_participant`, I-1).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from sqlalchemy.orm import Session
+
+from app.core.db import utcnow
+from app.events.codes import normalize_code
+from app.events.models import Event, Participant
+from app.feed import repository as feed_repo
+from app.feed import service as feed_service
+from app.feed.schemas import TakeResult
+
+DECK_VERSION = 1
+KEY_INFO = b"rogaine-deck/v1 key"
+INDEX_INFO = b"rogaine-deck/v1 index"
+INDEX_BYTES = 16
+NONCE_BYTES = 12
+SALT_BYTES = 16
+PLAINTEXT_BYTES = 48  # {"n":999,"c":"JK1","d":"ACDEFG"} is 34 bytes
+PHONE_SOURCE_PREFIX = "phone-"
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _hkdf(code: str, salt: bytes, info: bytes, length: int) -> bytes:
+    ikm = normalize_code(code).encode("utf-8")
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(ikm)
+
+
+def deck_index(code: str, salt: bytes) -> str:
+    """The entry name of a CP code in a deck with this `salt` (base64url, 16 bytes)."""
+    return b64url(_hkdf(code, salt, INDEX_INFO, INDEX_BYTES))
+
+
+def _aad(event_id: int, index: str) -> bytes:
+    return f"rogaine-deck/v1|event={event_id}|{index}".encode()
+
+
+def encrypt_deck(event_id: int, checkpoints: Iterable[tuple[int, str, str, str]]) -> dict[str, Any]:
+    """The encrypted deck of an event (module docstring) from `(number, card, code,
+    discard_code)` rows: `{"v", "event", "alg", "salt", "entries": {index: entry}}`."""
+    salt = os.urandom(SALT_BYTES)
+    entries: dict[str, str] = {}
+    for number, card, code, discard_code in checkpoints:
+        index = deck_index(code, salt)
+        plain = json.dumps({"n": number, "c": card, "d": discard_code}, separators=(",", ":"))
+        padded = plain.encode("utf-8").ljust(PLAINTEXT_BYTES, b" ")
+        nonce = os.urandom(NONCE_BYTES)
+        key = _hkdf(code, salt, KEY_INFO, 32)
+        sealed = AESGCM(key).encrypt(nonce, padded, _aad(event_id, index))
+        entries[index] = b64url(nonce + sealed)
+    return {
+        "v": DECK_VERSION,
+        "event": event_id,
+        "alg": "HKDF-SHA256/AES-256-GCM",
+        "salt": b64url(salt),
+        "entries": dict(sorted(entries.items())),
+    }
+
+
+def open_deck_entry(deck: Mapping[str, Any], code: str) -> dict[str, Any] | None:
+    """`{"n", "c", "d"}` of the CP whose code is `code`, or None when the deck holds no
+    entry for it. Raises `cryptography.exceptions.InvalidTag` for a tampered entry."""
+    salt = unb64url(deck["salt"])
+    index = deck_index(code, salt)
+    entry = deck["entries"].get(index)
+    if entry is None:
+        return None
+    raw = unb64url(entry)
+    key = _hkdf(code, salt, KEY_INFO, 32)
+    plain = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(deck["event"], index))
+    return json.loads(plain.decode("utf-8"))
+
+
+def event_deck(session: Session, event: Event) -> dict[str, Any]:
+    """The encrypted deck of `event` (one query for its CPs)."""
+    rows = feed_repo.checkpoints_of_event(session, event.id)
+    return encrypt_deck(event.id, ((n, card, code, dc) for _, n, card, code, dc in rows))
+
+
+def bundle(session: Session, participant: Participant) -> dict[str, Any]:
+    """What the phone keeps for offline play, for the signed-in participant only.
+
+    `event` (id, name, course window as UTC ISO datetimes, time zone, ranking preset),
+    `participant` (external id, name), `save_codes` (this participant's own, normalised),
+    `deck` (encrypted, above), `state` (the participant's view of their state and log,
+    `feed_service.participant_state(as_participant=True)`: no card they have not
+    seen), `server_time` (UTC, for the device's clock).
+    """
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    state = feed_service.participant_state(session, participant, as_participant=True)
+    return {
+        "v": DECK_VERSION,
+        "event": {
+            "id": event.id,
+            "name": event.name,
+            "opens_at": event.opens_at.isoformat(),
+            "closes_at": event.closes_at.isoformat(),
+            "timezone": event.timezone,
+            "hand_ranking": event.hand_ranking,
+        },
+        "participant": {"external_id": participant.external_id, "name": participant.name},
+        "save_codes": sorted(feed_repo.save_codes_of(session, participant.id)),
+        "deck": event_deck(session, event),
+        "state": state.model_dump(mode="json"),
+        "server_time": utcnow().isoformat(),
+    }
+
+
+def sync(
+    session: Session,
+    participant: Participant,
+    source: str,
+    takes: Sequence[Any],
+    *,
+    sent_at: datetime | None = None,
+) -> dict[str, Any]:
+    """Store the phone's queued takes through the feed (`feed_service.ingest`).
+
+    `source`: the device's source (`phone-<id>`); `takes`: items `{"code", "taken_at"
+    (aware datetime, the device's clock), "source_id"}` — each validated by the feed
+    (`TakeCreate`), a bad one gets an error result and the others are stored.
+    `sent_at`: the device's clock when it sent the batch (kept in each take's payload;
+    the feed's clock correction, issue 17 item 2, reads it from there).
+    Returns `{"results": [...], "state": ..., "received_at"}`: one result per item in
+    order, as the participant may see it (RULES.md I-1), and the participant's state
+    after the batch.
+    """
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    items = [
+        {**raw, "participant": participant.external_id, "source": source}
+        if isinstance(raw, dict)
+        else raw
+        for raw in takes
+    ]
+    received_at = utcnow()
+    payloads = [
+        {
+            **(item if isinstance(item, dict) else {"item": item}),
+            "sent_at": sent_at.isoformat() if sent_at else None,
+        }
+        for item in items
+    ]
+    results = feed_service.ingest(
+        session,
+        event,
+        items,
+        recorded_by=f"participant:{participant.external_id}",
+        received_at=received_at,
+        payloads=payloads,
+    )
+    seen = feed_service.seen_cards(session, participant.id)
+    shown: list[TakeResult] = [
+        feed_service.for_participant(result, seen) if result.status != "error" else result
+        for result in results
+    ]
+    state = feed_service.participant_state(session, participant, as_participant=True)
+    return {
+        "results": [result.model_dump(mode="json") for result in shown],
+        "state": state.model_dump(mode="json"),
+        "received_at": received_at.isoformat(),
+    }

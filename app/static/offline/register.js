@@ -1,0 +1,23 @@
+/* On the participant's pages: install the service worker (scope /) and keep the
+ * participant's bundle (/me/offline.json: encrypted deck, own save codes, state) on the
+ * device, so the CP pages work without network. Sets data-offline="ready" on <html>
+ * once the device can play offline. The app shell (/me/offline) refreshes the bundle
+ * itself. */
+(function () {
+  "use strict";
+  if (!("serviceWorker" in navigator) || !window.indexedDB || !window.crypto || !crypto.subtle) return;
+  if (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0) return;
+  var root = document.documentElement;
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
+    .then(function (response) {
+      if (!response.ok) throw new Error("not signed in");
+      return response.json();
+    })
+    .then(function (bundle) { return RogaineStore.put("bundle", bundle); })
+    .then(function () { return caches.open("rogaine-offline-v1"); })
+    .then(function (cache) { return cache.add("/me/offline"); })  // in the page's language
+    .then(function () { return navigator.serviceWorker.ready; })
+    .then(function () { root.setAttribute("data-offline", "ready"); })
+    .catch(function () { root.setAttribute("data-offline", "off"); });
+})();

@@ -1,0 +1,53 @@
+/* The device's offline store (IndexedDB `rogaine-offline`), for the pages and the service
+ * worker: `kv` holds the bundle (`bundle`, from /me/offline.json), the device's source id
+ * (`device`), opened deck entries (`opened`: code -> {n, c, d} or null), source ids already
+ * stored by the server (`synced`: source id -> take id) and the last changes (`changes`);
+ * `queue` holds the takes waiting to be sent ({source_id, code, taken_at, seq,
+ * participant, event}), keyed by source id. */
+(function (root) {
+  "use strict";
+  var DB_NAME = "rogaine-offline", DB_VERSION = 1;
+  var opening = null;
+
+  function open() {
+    if (opening) return opening;
+    opening = new Promise(function (resolve, reject) {
+      var request = indexedDB.open(DB_NAME, DB_VERSION);
+      request.onupgradeneeded = function () {
+        var db = request.result;
+        if (!db.objectStoreNames.contains("kv")) db.createObjectStore("kv");
+        if (!db.objectStoreNames.contains("queue")) db.createObjectStore("queue", { keyPath: "source_id" });
+      };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { opening = null; reject(request.error); };
+    });
+    return opening;
+  }
+
+  function run(storeName, mode, work) {
+    return open().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction(storeName, mode), store = tx.objectStore(storeName), result;
+        var request = work(store);
+        if (request) request.onsuccess = function () { result = request.result; };
+        tx.oncomplete = function () { resolve(result); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+      });
+    });
+  }
+
+  var api = {
+    get: function (key) { return run("kv", "readonly", function (s) { return s.get(key); }); },
+    put: function (key, value) { return run("kv", "readwrite", function (s) { s.put(value, key); }); },
+    queue: function () {
+      return run("queue", "readonly", function (s) { return s.getAll(); }).then(function (items) {
+        return (items || []).sort(function (a, b) { return a.seq - b.seq; });
+      });
+    },
+    enqueue: function (item) { return run("queue", "readwrite", function (s) { s.put(item); }); },
+    dequeue: function (ids) {
+      return run("queue", "readwrite", function (s) { ids.forEach(function (id) { s.delete(id); }); });
+    }
+  };
+  root.RogaineStore = api;
+})(typeof self !== "undefined" ? self : this);

@@ -1,0 +1,123 @@
+"""The offline phone (PWA): service worker, manifest, app shell, bundle and sync.
+
+- `GET /sw.js`: the service worker (`app/static/offline/sw.js`), served at the root so its
+  scope is `/` (`Service-Worker-Allowed: /`), never cached by HTTP (`no-cache`), so a
+  new version is picked up at the next visit;
+- `GET /manifest.webmanifest`: the web app manifest (installable, icons);
+- `GET /me/offline`: the app shell: a page without data that `offline/app.js` fills from
+  the device (IndexedDB). The service worker answers `/t/{code}` with it once the
+  participant has opened `/me` online (the server-rendered `/t/{code}` stays for phones
+  without the service worker);
+- `GET /me/offline.json`: the signed-in participant's bundle (`app.flows.offline.bundle`:
+  encrypted deck, own save codes, state); 401 without the participant cookie;
+- `POST /me/offline/sync`: the device's queue, through the feed's ingest
+  (`app.flows.offline.sync`); JSON only, same origin only (a cross-site form cannot send
+  it), idempotent per source id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
+from pydantic import AwareDatetime, BaseModel, Field
+
+from app.core.deps import SessionDep
+from app.core.errors import AppError, Forbidden, Unauthorized
+from app.feed.schemas import MAX_BATCH
+from app.flows import offline as offline_flow
+from app.web import i18n
+from app.web.common import render
+from app.web.participant import signed_in_participant
+from app.web.templating import STATIC_DIR
+
+router = APIRouter(include_in_schema=False)
+
+OFFLINE_DIR = STATIC_DIR / "offline"
+# Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
+SHELL_PREFIXES = (
+    "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
+    "offline.", "common.", "app.",
+)  # fmt: skip
+
+
+class SyncCreate(BaseModel):
+    """The phone's queue: `source` (the device, `phone-` + 8–32 lowercase letters or
+    digits), `takes` (`{"code", "taken_at", "source_id"}` each, validated one by one by the
+    feed), `sent_at` (the device's clock when it sent the batch, optional)."""
+
+    source: str = Field(pattern=r"^phone-[a-z0-9]{8,32}$")
+    takes: list[Any] = Field(max_length=MAX_BATCH)
+    sent_at: AwareDatetime | None = None
+
+
+def _participant_or_401(request: Request, session: SessionDep):
+    participant = signed_in_participant(request, session)
+    if participant is None:
+        raise Unauthorized(
+            "Open your personal link first: the offline mode needs a signed-in participant.",
+            code="not_signed_in",
+        )
+    return participant
+
+
+def _same_origin(request: Request) -> None:
+    """Refuse a cross-site POST (403 `cross_origin`): JSON only, and an `Origin` header,
+    when the browser sends one, must be this site's."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise AppError("Send the batch as application/json.", code="unsupported_media_type",
+                       status=415)  # fmt: skip
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        raise Forbidden("The batch must come from this site's pages.", code="cross_origin")
+
+
+@router.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, scope `/`."""
+    return FileResponse(
+        OFFLINE_DIR / "sw.js",
+        media_type="text/javascript",
+        headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"},
+    )
+
+
+@router.get("/manifest.webmanifest")
+def manifest() -> Response:
+    """The web app manifest (name, icons, start URL `/me`, standalone display)."""
+    return FileResponse(
+        OFFLINE_DIR / "manifest.webmanifest",
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+@router.get("/me/offline")
+def app_shell(request: Request) -> Response:
+    """The app shell: no participant data (it comes from the device), the catalogue strings
+    of the page language for `offline/app.js`."""
+    lang = i18n.negotiate(request)
+    strings = {
+        key: i18n.translate(lang, key) for key in i18n.MESSAGES if key.startswith(SHELL_PREFIXES)
+    }
+    return render(request, "participant/offline.html", {"strings": strings})
+
+
+@router.get("/me/offline.json")
+def offline_bundle(request: Request, session: SessionDep) -> JSONResponse:
+    """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`)."""
+    participant = _participant_or_401(request, session)
+    return JSONResponse(
+        offline_flow.bundle(session, participant), headers={"Cache-Control": "no-store"}
+    )
+
+
+@router.post("/me/offline/sync")
+def offline_sync(body: SyncCreate, request: Request, session: SessionDep) -> JSONResponse:
+    """Store the device's queued takes (one batch, idempotent) and answer with the results
+    and the participant's state (`app.flows.offline.sync`)."""
+    _same_origin(request)
+    participant = _participant_or_401(request, session)
+    result = offline_flow.sync(session, participant, body.source, body.takes, sent_at=body.sent_at)
+    return JSONResponse(result, headers={"Cache-Control": "no-store"})
