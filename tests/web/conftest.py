@@ -85,8 +85,11 @@ def browser():
 
 @pytest.fixture
 def phone(browser):
-    """A 360 px wide phone-like browser context (its own cookies)."""
-    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    """A 360 px wide phone-like browser context (its own cookies), without service workers:
+    the server-rendered pages (a phone without the offline mode; see test_browser_offline)."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 780}, device_scale_factor=1, service_workers="block"
+    )
     yield context
     context.close()
 
@@ -94,7 +97,7 @@ def phone(browser):
 @pytest.fixture
 def desk(browser):
     """A 1280 px wide laptop browser context (its own cookies)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     yield context
     context.close()
 
