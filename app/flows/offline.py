@@ -19,7 +19,8 @@ Entries are sorted by index (random order, not CP order). What the file does rev
 number of CPs (public anyway) and the event id.
 
 **Sync.** The phone's queue goes through the feed's one ingest path
-(`app.feed.service.ingest`) as a batch from the device's own source (`phone-<id>`),
+(`app.feed.service.ingest`) as a batch from the device's own source
+(`phone-p<participant id>-<device id>`),
 with the source ids made on the device: a batch sent twice stores nothing new
 (`duplicate_delivery`). Results are the participant's view (`for_participant`, I-1).
 """
@@ -149,6 +150,17 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
     }
 
 
+def device_source(participant: Participant, device: str) -> str:
+    """The feed source of a participant's device: `phone-p<participant id>-<device id>`.
+
+    Idempotency is per `(event, source, source_id)`, so the participant is part of the
+    source: a device id sent by another participant never reaches this participant's
+    takes (nor reveals their outcomes through `duplicate_delivery`). `device`:
+    `phone-<8–32 lowercase letters or digits>` as the phone made it.
+    """
+    return f"{PHONE_SOURCE_PREFIX}p{participant.id}-{device.removeprefix(PHONE_SOURCE_PREFIX)}"
+
+
 def sync(
     session: Session,
     participant: Participant,
@@ -159,9 +171,10 @@ def sync(
 ) -> dict[str, Any]:
     """Store the phone's queued takes through the feed (`feed_service.ingest`).
 
-    `source`: the device's source (`phone-<id>`); `takes`: items `{"code", "taken_at"
-    (aware datetime, the device's clock), "source_id"}` — each validated by the feed
-    (`TakeCreate`), a bad one gets an error result and the others are stored.
+    `source`: the device's id (`phone-<id>`, stored as `device_source`); `takes`: items
+    `{"code", "taken_at" (aware datetime, the device's clock), "source_id"}`, each
+    validated by the feed (`TakeCreate`): a bad one gets an error result, the others are
+    stored.
     `sent_at`: the device's clock when it sent the batch (kept in each take's payload;
     the feed's clock correction, issue 17 item 2, reads it from there).
     Returns `{"results": [...], "state": ..., "received_at"}`: one result per item in
@@ -170,6 +183,7 @@ def sync(
     """
     event = session.get(Event, participant.event_id)
     assert event is not None
+    source = device_source(participant, source)
     items = [
         {**raw, "participant": participant.external_id, "source": source}
         if isinstance(raw, dict)

@@ -17,6 +17,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -30,7 +33,7 @@ from app.flows import offline as offline_flow
 from app.web import i18n
 from app.web.common import render
 from app.web.participant import signed_in_participant
-from app.web.templating import STATIC_DIR
+from app.web.templating import STATIC_DIR, TEMPLATES_DIR
 
 router = APIRouter(include_in_schema=False)
 
@@ -40,6 +43,20 @@ SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
     "offline.", "common.", "app.",
 )  # fmt: skip
+
+
+@cache
+def worker_version() -> str:
+    """A hash of what the service worker caches (static files, the shell's templates and
+    the message catalogue): a new version of any of them changes `/sw.js`, so browsers
+    install the new worker and cache the new files."""
+    digest = hashlib.sha256()
+    files = [*sorted(OFFLINE_DIR.iterdir()), STATIC_DIR / "app.css", STATIC_DIR / "favicon.svg",
+             TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "participant" / "base.html",
+             TEMPLATES_DIR / "participant" / "offline.html", Path(i18n.__file__)]  # fmt: skip
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class SyncCreate(BaseModel):
@@ -75,9 +92,10 @@ def _same_origin(request: Request) -> None:
 
 @router.get("/sw.js")
 def service_worker() -> Response:
-    """The service worker, scope `/`."""
-    return FileResponse(
-        OFFLINE_DIR / "sw.js",
+    """The service worker, scope `/`, stamped with `worker_version()`."""
+    script = (OFFLINE_DIR / "sw.js").read_text(encoding="utf-8")
+    return Response(
+        f'self.ROGAINE_VERSION = "{worker_version()}";\n{script}',
         media_type="text/javascript",
         headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"},
     )

@@ -148,7 +148,7 @@ def test_a_phone_batch_goes_through_the_feed_once(client: TestClient, session: S
     state = first.json()["state"]
     assert state["hand"] == ["QH", "QD", "QC", "AC"]
     assert (state["deal"], state["round"], state["discarding"]) == (1, 2, True)
-    assert {t["source"] for t in state["takes"]} == {"phone-0a1b2c3d"}
+    assert {t["source"] for t in state["takes"]} == {f"phone-p{anna.id}-0a1b2c3d"}
     stored = takes_of(session, anna.id)
     assert stored == 8
 
@@ -193,6 +193,29 @@ def test_a_bad_item_or_a_bad_batch_changes_nothing_else(client: TestClient, sess
     client.cookies.clear()
     assert client.post("/me/offline/sync", json=body).status_code == 401
     assert takes_of(session, anna.id) == 1
+
+
+def test_the_same_device_and_source_ids_of_two_participants_are_two_deliveries(
+    client: TestClient, session: Session
+):
+    """Idempotency is per participant's device: Boris sending Anna's device id and source
+    ids stores his own takes and learns nothing of hers."""
+    event = make_event(session)
+    codes = random_codes(session, event)
+    anna = make_participant(session, event, "21")
+    boris = make_participant(session, event, "22")
+    session.commit()
+    body = sync_body("phone-0a1b2c3d", [(codes["QH"][0], datetime.now(UTC), "pwa-1")])
+    signed_in(client, anna.access_token)
+    (hers,) = client.post("/me/offline/sync", json=body).json()["results"]
+    client.cookies.clear()
+    signed_in(client, boris.access_token)
+    body["takes"][0]["code"] = "NOSUCHCODE"
+    (his,) = client.post("/me/offline/sync", json=body).json()["results"]
+    assert (hers["status"], hers["card"]) == ("accepted", "QH")
+    assert (his["status"], his["reason"]) == ("accepted", "unknown_code")
+    assert his["take_id"] != hers["take_id"]
+    assert (takes_of(session, anna.id), takes_of(session, boris.id)) == (1, 1)
 
 
 def test_another_participants_save_code_is_unknown_and_the_feed_freeze_holds(

@@ -194,6 +194,6 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert combination.cards == ["QH", "QD", "QC", "KD", "5C"]
     assert combination.category == "three_of_a_kind"
     assert {t.source for t in state.takes} == {state.takes[0].source}
-    assert state.takes[0].source.startswith("phone-")
+    assert state.takes[0].source.startswith(f"phone-p{anna.id}-")
     assert takes_stored(engine) == 11
     assert errors == []

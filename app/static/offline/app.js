@@ -71,19 +71,19 @@
 
   // --- the device's data ----------------------------------------------------------------
   function load() {
-    return Promise.all([Store.get("bundle"), Store.queue(), Store.get("opened"), Store.get("synced"),
-      Store.get("changes"), Store.get("device")]).then(function (v) {
-      ctx.bundle = v[0];
-      ctx.opened = v[2] || {};
-      ctx.synced = v[3] || {};
-      ctx.changes = v[4] || [];
-      ctx.device = v[5];
+    var reading = Store.preloaded || Store.getMany(["bundle", "opened", "synced", "changes", "device"]);
+    return reading.then(function (kv) {
+      ctx.bundle = kv.bundle;
+      ctx.opened = kv.opened || {};
+      ctx.synced = kv.synced || {};
+      ctx.changes = kv.changes || [];
+      ctx.device = kv.device;
       if (!ctx.device) {
         ctx.device = "phone-" + hex(8);
         Store.put("device", ctx.device);
       }
       var me = ctx.bundle && ctx.bundle.participant.external_id;
-      ctx.queue = (v[1] || []).filter(function (q) {
+      ctx.queue = kv.queue.filter(function (q) {
         return ctx.bundle && q.participant === me && q.event === ctx.bundle.event.id;
       });
     });
@@ -254,6 +254,7 @@
     nodes.push(handPanel(m), syncPanel(),
       el("div", { class: "actions" }, el("a", { class: "button block", href: SHELL, text: t("take.to_game") })));
     show(nodes);
+    if (window.performance && performance.mark) performance.mark("rogaine-result"); // benchmarks/offline.py
   }
 
   function renderConfirm(m, code, kind, card) {
@@ -357,7 +358,7 @@
       event: ctx.bundle.event.id
     };
     ctx.queue.push(item);
-    return Store.enqueue(item).then(function () { return openCodes([code]); }).then(function () {
+    return Promise.all([Store.enqueue(item), openCodes([code])]).then(function () {
       route = { name: "result", sourceId: item.source_id };
       history.replaceState(null, "", SHELL + "?take=" + encodeURIComponent(item.source_id));
       render();

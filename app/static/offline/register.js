@@ -14,8 +14,10 @@
       if (!response.ok) throw new Error("not signed in");
       return response.json();
     })
-    .then(function (bundle) { return RogaineStore.put("bundle", bundle); })
-    .then(function () { return caches.open("rogaine-offline-v1"); })
+    .then(function (bundle) {
+      return RogaineStore.put("bundle", bundle).then(function () { return RogaineStore.put("ready", true); });
+    })
+    .then(function () { return caches.open("rogaine-shell"); })
     .then(function (cache) { return cache.add("/me/offline"); })  // in the page's language
     .then(function () { return navigator.serviceWorker.ready; })
     .then(function () { root.setAttribute("data-offline", "ready"); })

@@ -36,7 +36,25 @@
     });
   }
 
+  /* Several kv keys, and the queue (as `queue`, oldest first), in one transaction. */
+  function getMany(keys) {
+    return open().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction(["kv", "queue"], "readonly"), store = tx.objectStore("kv"), out = {};
+        keys.forEach(function (key) {
+          store.get(key).onsuccess = function (event) { out[key] = event.target.result; };
+        });
+        tx.objectStore("queue").getAll().onsuccess = function (event) {
+          out.queue = (event.target.result || []).sort(function (a, b) { return a.seq - b.seq; });
+        };
+        tx.oncomplete = function () { resolve(out); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+      });
+    });
+  }
+
   var api = {
+    getMany: getMany,
     get: function (key) { return run("kv", "readonly", function (s) { return s.get(key); }); },
     put: function (key, value) { return run("kv", "readwrite", function (s) { s.put(value, key); }); },
     queue: function () {
@@ -50,4 +68,9 @@
     }
   };
   root.RogaineStore = api;
+  // On the app shell, start reading at once (while the other scripts load).
+  if (typeof location !== "undefined" && typeof document !== "undefined" &&
+      (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0)) {
+    api.preloaded = getMany(["bundle", "opened", "synced", "changes", "device"]);
+  }
 })(typeof self !== "undefined" ? self : this);

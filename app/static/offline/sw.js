@@ -6,50 +6,47 @@
  *   the device first and shows the result at once, with or without network. Without a
  *   bundle the request goes to the server (its own /t/{code} page).
  * - Other pages go to the network; without network, the shell (my game, offline).
- * - Assets: from the cache at once, refreshed in the background.
+ * - Assets: from the cache of this version (a new asset means a new sw.js, see VERSION).
  */
 "use strict";
 importScripts("/static/offline/store.js");
 
-var CACHE = "rogaine-offline-v1";
+// self.ROGAINE_VERSION is set by the server in front of this file (a hash of the assets),
+// so any change of an asset changes this script and installs a new version.
+var VERSION = self.ROGAINE_VERSION || "dev";
+var ASSET_CACHE = "rogaine-assets-" + VERSION;
+var SHELL_CACHE = "rogaine-shell"; // also refreshed by register.js in the page's language
 var SHELL = "/me/offline";
 var ASSETS = [
-  SHELL, "/static/app.css", "/static/offline/app.js", "/static/offline/rules.js",
+  "/static/app.css", "/static/offline/app.js", "/static/offline/rules.js",
   "/static/offline/store.js", "/static/offline/deck.js", "/static/offline/register.js",
   "/manifest.webmanifest", "/static/offline/icon-192.png", "/favicon.ico"
 ];
 
 self.addEventListener("install", function (event) {
-  event.waitUntil(caches.open(CACHE).then(function (cache) { return cache.addAll(ASSETS); })
-    .then(function () { return self.skipWaiting(); }));
+  event.waitUntil(Promise.all([
+    caches.open(ASSET_CACHE).then(function (cache) { return cache.addAll(ASSETS); }),
+    caches.open(SHELL_CACHE).then(function (cache) { return cache.add(SHELL); })
+  ]).then(function () { return self.skipWaiting(); }));
 });
 
 self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (names) {
-    return Promise.all(names.filter(function (n) { return n !== CACHE; })
+    return Promise.all(names.filter(function (n) { return n !== ASSET_CACHE && n !== SHELL_CACHE; })
       .map(function (n) { return caches.delete(n); }));
   }).then(function () { return self.clients.claim(); }));
 });
 
 function shell() {
-  return caches.match(SHELL).then(function (hit) { return hit || fetch(SHELL); });
+  return caches.match(SHELL, { cacheName: SHELL_CACHE }).then(function (hit) { return hit || fetch(SHELL); });
 }
 
 function hasBundle() {
-  return self.RogaineStore.get("bundle").then(function (b) { return !!b; }, function () { return false; });
+  return self.RogaineStore.get("ready").then(function (b) { return !!b; }, function () { return false; });
 }
 
-function fromCacheThenRefresh(request) {
-  return caches.open(CACHE).then(function (cache) {
-    return cache.match(request).then(function (hit) {
-      var refresh = fetch(request).then(function (response) {
-        if (response.ok) cache.put(request, response.clone());
-        return response;
-      });
-      if (hit) { refresh.catch(function () {}); return hit; }
-      return refresh;
-    });
-  });
+function cacheFirst(request) {
+  return caches.match(request, { cacheName: ASSET_CACHE }).then(function (hit) { return hit || fetch(request); });
 }
 
 self.addEventListener("fetch", function (event) {
@@ -63,7 +60,7 @@ self.addEventListener("fetch", function (event) {
         return ready ? shell() : fetch(request);
       }));
     } else if (url.pathname === SHELL) {
-      event.respondWith(fromCacheThenRefresh(new Request(SHELL)));
+      event.respondWith(shell());
     } else {
       event.respondWith(fetch(request).catch(function () {
         return hasBundle().then(function (ready) {
@@ -74,5 +71,5 @@ self.addEventListener("fetch", function (event) {
     }
     return;
   }
-  if (ASSETS.indexOf(url.pathname) >= 0) event.respondWith(fromCacheThenRefresh(request));
+  if (ASSETS.indexOf(url.pathname) >= 0) event.respondWith(cacheFirst(request));
 });
