@@ -7,6 +7,7 @@ code found in the file could not be a chance match.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -245,6 +246,7 @@ def test_the_pwa_files_are_served_by_the_app(client: TestClient):
     assert sw.headers["content-type"].startswith("text/javascript")
     assert sw.headers["service-worker-allowed"] == "/"
     assert sw.headers["cache-control"] == "no-cache"
+    assert re.match(r'self\.ROGAINE_VERSION = "[0-9a-f]{16}";\n', sw.text)  # new assets, new worker
     manifest = client.get("/manifest.webmanifest")
     assert manifest.headers["content-type"].startswith("application/manifest+json")
     icons = manifest.json()["icons"]

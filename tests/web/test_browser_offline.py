@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -21,7 +22,7 @@ import uvicorn
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.events.models import Participant
+from app.events.models import Event, Participant
 from app.feed import service as feed_service
 from app.feed.models import Take
 from app.main import create_app
@@ -197,3 +198,43 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert state.takes[0].source.startswith(f"phone-p{anna.id}-")
     assert takes_stored(engine) == 11
     assert errors == []
+
+
+def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
+    """While the phone is offline the organiser adds a take it did not know (a paper
+    backup, earlier in field time): the server's replay (RULES.md I-4) makes the phone's
+    5th card a hand_full take; after the sync the phone shows the server's hand and says
+    which result changed."""
+    url, engine = flaky_server.url, flaky_server.engine
+    with Session(engine) as db:
+        event = make_event(db)
+        codes = random_codes(db, event)
+        anna = make_participant(db, event, "11", name="Анна")
+        db.commit()
+        event_id = event.id
+    page = pwa_phone.new_page()
+    page.goto(f"{url}/p/{anna.access_token}")
+    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    flaky_server.stop()
+    start = datetime.now(UTC)
+    for card in ["QH", "QD", "QC", "TS", "AC"]:
+        page.goto(f"{url}/t/{codes[card][0]}")
+        page.wait_for_selector("#take-status")
+    assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "10♠", "A♣"]
+    with Session(engine) as db:  # the organiser's correction, dated before the phone's takes
+        feed_service.add_take(
+            db, db.get(Event, event_id), participant="11", code=codes["2S"][0],
+            taken_at=start - timedelta(minutes=5), note="paper card", source_id=None,
+            actor="organiser",
+        )  # fmt: skip
+        db.commit()
+
+    flaky_server.start()
+    page.click("#send-now")
+    page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+    assert hand_shown(page) == ["2♠", "Q♥", "Q♦", "Q♣", "10♠"]
+    (change,) = page.locator("#changes li").all_inner_texts()
+    assert change.startswith("A♣: засчитано → не засчитано")
+    assert "В руке уже 5 карт" in change
+    assert page.locator("h1").inner_text() == "Взятие не засчитано"  # the AC take's page now
+    screenshot(page, "offline-360-changed")
