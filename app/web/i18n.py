@@ -149,6 +149,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Записано на телефоне; результат посчитан телефоном и будет подтверждён сервером.",
         "Recorded on this phone; the phone worked out the result, the server will confirm it.",
     ),
+    "offline.signed_out": (
+        "Сервер не узнал этот телефон: откройте свою личную ссылку ещё раз, взятия сохранены "
+        "на телефоне и уйдут после этого.",
+        "The server did not recognise this phone: open your personal link again; the takes "
+        "are kept on the phone and will be sent after that.",
+    ),
     "offline.confirmed": ("Подтверждено сервером.", "Confirmed by the server."),
     "offline.changed": ("Сервер изменил результаты:", "The server changed these results:"),
     "offline.not_recorded": ("не записано:", "not recorded:"),

@@ -29,7 +29,7 @@ from app.main import create_app
 from tests.conftest import make_settings
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
-from tests.web.conftest import free_port, screenshot
+from tests.web.conftest import axe_violations, free_port, screenshot
 
 pytestmark = pytest.mark.browser
 DISPLAY = {"QH": "Q♥", "QD": "Q♦", "QC": "Q♣", "TS": "10♠", "AC": "A♣"}
@@ -138,6 +138,7 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert page.locator("#big-card").count() == 0
     assert "K♦" not in page.inner_text("main") and codes["KD"][1] not in page.content()
     screenshot(page, "offline-360-hand-full")
+    assert axe_violations(page) == []
     shown.append(("card", "rejected", "hand_full"))
 
     for step, card in enumerate(["TS", "AC"]):  # discard 2 with their codes (one step)

@@ -387,6 +387,7 @@
       method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body)
     }).then(function (response) {
+      if (response.status === 401) status = t("offline.signed_out");
       if (!response.ok) throw new Error(String(response.status));
       return response.json();
     }).then(function (data) {
@@ -420,7 +421,7 @@
     }).then(function () {
       return openCodes(allCodes());
     }, function () {
-      status = t("offline.send_failed");
+      if (status !== t("offline.signed_out")) status = t("offline.send_failed");
     }).then(function () {
       syncing = null;
       if (route && route.name !== "confirm") render();
