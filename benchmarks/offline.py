@@ -81,6 +81,7 @@ def deck_size(client, participant: dict) -> dict:
     plain = [{"n": r["number"], "c": r["card"], "d": r["discard_code"]} for r in rows]
     clear = json.dumps(plain, separators=(",", ":")).encode()
     return {
+        "bundle": len(json.dumps(bundle, separators=(",", ":")).encode()),
         "cps": len(bundle["deck"]["entries"]),
         "deck": len(deck),
         "deck_gz": len(gzip.compress(deck)),
@@ -237,7 +238,8 @@ def main() -> int:
             f"encrypted deck, {size['cps']} CPs: {size['deck'] / 1024:.1f} KB "
             f"({size['deck_gz'] / 1024:.1f} KB gzip); in clear: {size['clear'] / 1024:.1f} KB "
             f"({size['clear_gz'] / 1024:.1f} KB gzip); ratio {size['deck'] / size['clear']:.2f}x "
-            f"(target < 20 KB: {'met' if size['deck'] < 20 * 1024 else 'MISSED'})"
+            f"(target < 20 KB: {'met' if size['deck'] < 20 * 1024 else 'MISSED'}); the whole "
+            f"bundle of a participant without takes: {size['bundle'] / 1024:.1f} KB"
         )
         phone_ms, organiser_ms = sync["phone_ms"], sync["organiser_ms"]
         print(

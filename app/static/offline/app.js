@@ -21,6 +21,7 @@
   var lang = document.documentElement.lang || "ru";
   var SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var RETRY_MS = 4000;
+  var BATCH = 500; // takes per sync request (the server takes at most 1000)
   var SHELL = "/me/offline";
 
   var ctx = { bundle: null, queue: [], opened: {}, synced: {}, changes: [], device: null };
@@ -378,7 +379,7 @@
 
   function sync() {
     if (syncing || !ctx.bundle || !ctx.queue.length) return syncing || Promise.resolve();
-    var batch = ctx.queue.slice(), before = model();
+    var batch = ctx.queue.slice(0, BATCH), before = model(), sent = false;
     var body = {
       source: ctx.device, sent_at: new Date().toISOString(),
       takes: batch.map(function (q) { return { code: q.code, taken_at: q.taken_at, source_id: q.source_id }; })
@@ -416,6 +417,7 @@
       ctx.queue = ctx.queue.filter(function (q) { return done.indexOf(q.source_id) < 0; });
       ctx.changes = changes;
       status = t("offline.sent", { count: done.length });
+      sent = true;
       return Promise.all([Store.put("bundle", ctx.bundle), Store.put("synced", ctx.synced),
         Store.put("changes", changes), Store.dequeue(done)]);
     }).then(function () {
@@ -424,6 +426,7 @@
       if (status !== t("offline.signed_out")) status = t("offline.send_failed");
     }).then(function () {
       syncing = null;
+      if (sent && ctx.queue.length) setTimeout(sync, 0); // more than one batch waited
       if (route && route.name !== "confirm") render();
       else if (route) { var n = document.getElementById("sync-panel"); if (n) n.replaceWith(syncPanel()); }
     });

@@ -1,4 +1,4 @@
-/* On the participant's pages: install the service worker (scope /) and keep the
+/* On the participant's pages: install the service worker (scope /); on /me also keep the
  * participant's bundle (/me/offline.json: encrypted deck, own save codes, state) on the
  * device, so the CP pages work without network. Sets data-offline="ready" on <html>
  * once the device can play offline. The app shell (/me/offline) refreshes the bundle
@@ -9,6 +9,7 @@
   if (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0) return;
   var root = document.documentElement;
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
   fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
     .then(function (response) {
       if (!response.ok) throw new Error("not signed in");
