@@ -28,6 +28,10 @@
   var route = null, status = "", syncing = null;
 
   // --- helpers --------------------------------------------------------------------------
+  /* Performance marks for benchmarks/offline.py (start, loaded, classified, recorded, result). */
+  function mark(name) {
+    if (window.performance && performance.mark) performance.mark(name);
+  }
   function t(key, values) {
     var text = Object.prototype.hasOwnProperty.call(S, key) ? S[key] : key;
     return values ? text.replace(/\{(\w+)\}/g, function (m, k) {
@@ -101,7 +105,9 @@
     return Promise.all(todo.map(function (n) {
       return Deck.openEntry(ctx.bundle.deck, n).then(function (entry) { ctx.opened[n] = entry; },
         function () { ctx.opened[n] = null; });
-    })).then(function () { return Store.put("opened", ctx.opened); });
+    })).then(function () {
+      Store.put("opened", ctx.opened).catch(function () {}); // a cache: not waited for
+    });
   }
 
   function allCodes(extra) {
@@ -255,7 +261,7 @@
     nodes.push(handPanel(m), syncPanel(),
       el("div", { class: "actions" }, el("a", { class: "button block", href: SHELL, text: t("take.to_game") })));
     show(nodes);
-    if (window.performance && performance.mark) performance.mark("rogaine-result"); // benchmarks/offline.py
+    mark("rogaine-result");
   }
 
   function renderConfirm(m, code, kind, card) {
@@ -359,7 +365,9 @@
       event: ctx.bundle.event.id
     };
     ctx.queue.push(item);
+    mark("rogaine-classified");
     return Promise.all([Store.enqueue(item), openCodes([code])]).then(function () {
+      mark("rogaine-recorded");
       route = { name: "result", sourceId: item.source_id };
       history.replaceState(null, "", SHELL + "?take=" + encodeURIComponent(item.source_id));
       render();
@@ -448,7 +456,9 @@
   }
 
   // --- start ----------------------------------------------------------------------------
+  mark("rogaine-start");
   load().then(function () {
+    mark("rogaine-loaded");
     if (!ctx.bundle) return renderNotReady();
     var path = location.pathname, params = new URLSearchParams(location.search);
     window.addEventListener("online", function () { sync(); });

@@ -27,7 +27,9 @@
   function run(storeName, mode, work) {
     return open().then(function (db) {
       return new Promise(function (resolve, reject) {
-        var tx = db.transaction(storeName, mode), store = tx.objectStore(storeName), result;
+        // The queue is written with the browser's default durability; the kv caches relaxed.
+        var options = storeName === "kv" && mode === "readwrite" ? { durability: "relaxed" } : undefined;
+        var tx = db.transaction(storeName, mode, options), store = tx.objectStore(storeName), result;
         var request = work(store);
         if (request) request.onsuccess = function () { result = request.result; };
         tx.oncomplete = function () { resolve(result); };
