@@ -459,6 +459,15 @@
   mark("rogaine-start");
   load().then(function () {
     mark("rogaine-loaded");
+    if (ctx.bundle) return;
+    return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (bundle) {  // signed in and online, but the bundle was never kept
+        if (!bundle) return;
+        ctx.bundle = bundle;
+        return Store.put("bundle", bundle).then(function () { return Store.put("ready", true); });
+      }).catch(function () {});
+  }).then(function () {
     if (!ctx.bundle) return renderNotReady();
     var path = location.pathname, params = new URLSearchParams(location.search);
     window.addEventListener("online", function () { sync(); });
