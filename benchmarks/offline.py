@@ -89,7 +89,17 @@ def deck_size(client, participant: dict) -> dict:
     rows = rows if isinstance(rows, list) else rows.get("checkpoints", rows.get("items", []))
     plain = [{"n": r["number"], "c": r["card"], "d": r["discard_code"]} for r in rows]
     clear = json.dumps(plain, separators=(",", ":")).encode()
+    timings = {}
+    for path in ("/me/offline.json", "/me"):
+        runs = []
+        for _ in range(10):
+            began = time.perf_counter()
+            assert client.get(path).status_code == 200
+            runs.append((time.perf_counter() - began) * 1000)
+        timings[path] = statistics.median(runs)
     return {
+        "bundle_ms": timings["/me/offline.json"],
+        "page_ms": timings["/me"],
         "bundle": len(json.dumps(bundle, separators=(",", ":")).encode()),
         "cps": len(bundle["deck"]["entries"]),
         "deck": len(deck),
@@ -254,7 +264,8 @@ def main() -> int:
             f"({size['deck_gz'] / 1024:.1f} KB gzip); in clear: {size['clear'] / 1024:.1f} KB "
             f"({size['clear_gz'] / 1024:.1f} KB gzip); ratio {size['deck'] / size['clear']:.2f}x "
             f"(target < 20 KB: {'met' if size['deck'] < 20 * 1024 else 'MISSED'}); the whole "
-            f"bundle of a participant without takes: {size['bundle'] / 1024:.1f} KB"
+            f"bundle of a participant without takes: {size['bundle'] / 1024:.1f} KB, served in "
+            f"{size['bundle_ms']:.1f} ms (median of 10; the /me page: {size['page_ms']:.1f} ms)"
         )
         phone_ms, organiser_ms = sync["phone_ms"], sync["organiser_ms"]
         print(
