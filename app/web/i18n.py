@@ -136,6 +136,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The offline mode is not ready on this phone yet: open your personal link once while "
         "you have network.",
     ),
+    "offline.ready": (
+        "Офлайн-режим готов: на этом телефоне КП можно сканировать и без связи.",
+        "Offline mode ready: this phone can scan CPs without network.",
+    ),
     "offline.queued": ("Ждут отправки на сервер: {count}", "Waiting to be sent: {count}"),
     "offline.all_sent": ("Все взятия отправлены на сервер.", "Every take has been sent."),
     "offline.send_now": ("Отправить сейчас", "Send now"),

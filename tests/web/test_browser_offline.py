@@ -110,6 +110,8 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     page.goto(f"{url}/p/{anna.access_token}")
     assert page.url == f"{url}/me"
     page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    assert page.locator("#offline-ready").inner_text().startswith("Офлайн-режим готов")
+    screenshot(page, "offline-360-me-ready")
 
     flaky_server.stop()  # no network from here on
 

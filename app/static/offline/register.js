@@ -1,7 +1,7 @@
 /* On the participant's pages: install the service worker (scope /); on /me also keep the
  * participant's bundle (/me/offline.json: encrypted deck, own save codes, state) on the
- * device, so the CP pages work without network. Sets data-offline="ready" on <html>
- * once the device can play offline. The app shell (/me/offline) refreshes the bundle
+ * device, so the CP pages work without network. Once the device can play offline: sets
+ * data-offline="ready" on <html> and says so at the end of the page. The app shell (/me/offline) refreshes the bundle
  * itself. */
 (function () {
   "use strict";
@@ -21,6 +21,16 @@
     .then(function () { return caches.open("rogaine-shell"); })
     .then(function (cache) { return cache.add("/me/offline"); })  // in the page's language
     .then(function () { return navigator.serviceWorker.ready; })
-    .then(function () { root.setAttribute("data-offline", "ready"); })
+    .then(function () {
+      root.setAttribute("data-offline", "ready");
+      var text = document.querySelector('meta[name="rogaine-offline-ready"]'), main = document.getElementById("main");
+      if (text && main && !document.getElementById("offline-ready")) {
+        var note = document.createElement("p");
+        note.className = "help";
+        note.id = "offline-ready";
+        note.textContent = text.getAttribute("content");
+        main.appendChild(note);
+      }
+    })
     .catch(function () { root.setAttribute("data-offline", "off"); });
 })();
