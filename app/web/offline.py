@@ -119,7 +119,8 @@ def app_shell(request: Request) -> Response:
     strings = {
         key: i18n.translate(lang, key) for key in i18n.MESSAGES if key.startswith(SHELL_PREFIXES)
     }
-    return render(request, "participant/offline.html", {"strings": strings})
+    # `participant`: show the participant's navigation (the shell holds no one's data).
+    return render(request, "participant/offline.html", {"strings": strings, "participant": True})
 
 
 @router.get("/me/offline.json")
