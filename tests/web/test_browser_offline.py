@@ -241,3 +241,10 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     assert "В руке уже 5 карт" in change
     assert page.locator("h1").inner_text() == "Взятие не засчитано"  # the AC take's page now
     screenshot(page, "offline-360-changed")
+
+    page.goto(f"{url}/me")  # signing out turns the offline CP page off
+    page.get_by_role("button", name="Выйти").click()
+    page.wait_for_selector("html[data-offline=off]")
+    page.goto(f"{url}/t/{codes['9H'][0]}")
+    assert "ещё раз" in page.inner_text("main")  # the server's sign-in help: scan again
+    assert takes_stored(engine) == 6

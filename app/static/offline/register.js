@@ -12,7 +12,10 @@
   if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
   fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
     .then(function (response) {
-      if (!response.ok) throw new Error("not signed in");
+      if (response.status === 401) {  // signed out: CP pages go to the server again
+        return RogaineStore.put("ready", false).then(function () { throw new Error("signed out"); });
+      }
+      if (!response.ok) throw new Error("no bundle");
       return response.json();
     })
     .then(function (bundle) {
