@@ -159,6 +159,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The server did not recognise this phone: open your personal link again; the takes "
         "are kept on the phone and will be sent after that.",
     ),
+    "offline.pending": ("ждёт отправки", "waiting to be sent"),
     "offline.confirmed": ("Подтверждено сервером.", "Confirmed by the server."),
     "offline.changed": ("Сервер изменил результаты:", "The server changed these results:"),
     "offline.not_recorded": ("не записано:", "not recorded:"),

@@ -165,6 +165,8 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "K♦", "5♣"]
 
     page.goto(f"{url}/me/offline")  # save with a typed save code, after confirming
+    assert page.locator("#takes li.pending").count() == 10  # every take waits to be sent
+    screenshot(page, "offline-360-game")
     page.fill("#code", anna.save_codes[0].lower())
     page.get_by_role("button", name="Проверить код").click()
     page.wait_for_selector("#confirm-yes")

@@ -292,6 +292,38 @@
     show(nodes);
   }
 
+  /* My takes, newest first: the server's, then the queued ones marked "waiting". */
+  function takeList(m) {
+    var zone = ctx.bundle.event.timezone, rows = [];
+    ctx.bundle.state.takes.forEach(function (x) {
+      rows.push({ at: x.taken_at, o: { kind: x.kind, outcome: x.outcome, reason: x.reason, card: x.card },
+        voided: x.voided, pending: false });
+    });
+    ctx.queue.forEach(function (q) {
+      var o = m.byId[m.queuedIds[q.source_id]];
+      rows.push({ at: q.taken_at, o: o, voided: false, pending: true });
+    });
+    if (!rows.length) return null;
+    rows.sort(function (a, b) { return micros(b.at) - micros(a.at); });
+    var list = el("ol", { class: "take-list", id: "takes" });
+    rows.forEach(function (r) {
+      var card = r.o.card && m.known[r.o.card] && r.o.reason !== "hand_full" ? r.o.card : null;
+      var when;
+      try {
+        when = new Date(r.at).toLocaleTimeString(lang, { timeZone: zone, hour: "2-digit", minute: "2-digit" });
+      } catch (e) { when = r.at.slice(11, 16); }
+      var what = el("span", { class: "what" }, r.o.kind !== "card" ? t("kind." + r.o.kind) + " " : "",
+        card ? el("strong", { class: colour(card), text: cardText(card) }) : null);
+      var tag = r.voided ? el("span", { class: "tag info", text: t("outcome.voided") })
+        : el("span", { class: "tag " + (r.o.outcome === "counted" ? "ok" : "bad"), text: t("outcome." + r.o.outcome) });
+      list.appendChild(el("li", { class: r.pending ? "pending" : r.o.outcome }, el("span", { class: "when", text: when }),
+        what, tag, r.pending ? el("span", { class: "tag info", text: t("offline.pending") }) : null,
+        !r.voided && r.o.outcome !== "counted" ? el("span", { class: "why", text: t("reason." + r.o.reason) }) : null));
+    });
+    return el("section", { class: "panel", "aria-labelledby": "takes-title" },
+      el("h2", { id: "takes-title", text: t("game.takes") }), list);
+  }
+
   function renderGame(m) {
     var b = ctx.bundle, now = Date.now() * 1000, notice = null;
     if (now < m.course.opens_at) notice = t("game.course_before");
@@ -322,7 +354,7 @@
       el("section", { class: "panel", "aria-labelledby": "code-title" },
         el("h2", { id: "code-title", text: t("game.enter_code") }), form,
         el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) })),
-      combos,
+      combos, takeList(m),
       el("p", { class: "help", text: t("game.scan_hint") })]);
   }
 
