@@ -243,6 +243,8 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     assert "В руке уже 5 карт" in change
     assert page.locator("h1").inner_text() == "Взятие не засчитано"  # the AC take's page now
     screenshot(page, "offline-360-changed")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    screenshot(page, "offline-1280-changed")
 
     page.goto(f"{url}/me")  # signing out turns the offline CP page off
     page.get_by_role("button", name="Выйти").click()
