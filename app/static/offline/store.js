@@ -55,24 +55,55 @@
     });
   }
 
-  var api = {
-    getMany: getMany,
-    get: function (key) { return run("kv", "readonly", function (s) { return s.get(key); }); },
+  // The writes, by name: also run by the service worker for a page it serves (`message`).
+  var writes = {
     put: function (key, value) { return run("kv", "readwrite", function (s) { s.put(value, key); }); },
-    queue: function () {
-      return run("queue", "readonly", function (s) { return s.getAll(); }).then(function (items) {
-        return (items || []).sort(function (a, b) { return a.seq - b.seq; });
-      });
-    },
     enqueue: function (item) { return run("queue", "readwrite", function (s) { s.put(item); }); },
     dequeue: function (ids) {
       return run("queue", "readwrite", function (s) { ids.forEach(function (id) { s.delete(id); }); });
     }
   };
+  var viaWorker = false;
+
+  /* A write: through the service worker when it served this page with the data (its
+   * database is open, the page's is not: opening one costs the page's main thread), else
+   * here; the promise settles once the transaction has committed. */
+  function write(name, args) {
+    var worker = viaWorker && navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (!worker) return writes[name].apply(null, args);
+    return new Promise(function (resolve, reject) {
+      var channel = new MessageChannel();
+      channel.port1.onmessage = function (event) {
+        if (event.data && event.data.ok) resolve();
+        else reject(new Error("store: " + (event.data && event.data.error)));
+      };
+      worker.postMessage({ type: "rogaine-store", name: name, args: args }, [channel.port2]);
+    }).catch(function () { return writes[name].apply(null, args); });
+  }
+
+  var api = {
+    getMany: getMany,
+    writes: writes,
+    get: function (key) { return run("kv", "readonly", function (s) { return s.get(key); }); },
+    put: function (key, value) { return write("put", [key, value]); },
+    queue: function () {
+      return run("queue", "readonly", function (s) { return s.getAll(); }).then(function (items) {
+        return (items || []).sort(function (a, b) { return a.seq - b.seq; });
+      });
+    },
+    enqueue: function (item) { return write("enqueue", [item]); },
+    dequeue: function (ids) { return write("dequeue", [ids]); }
+  };
   root.RogaineStore = api;
-  // On the app shell, start reading at once (while the other scripts load).
+  // On the app shell: the data the service worker put into the page, else read it at once.
   if (typeof location !== "undefined" && typeof document !== "undefined" &&
       (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0)) {
-    api.preloaded = getMany(["bundle", "opened", "synced", "changes", "device"]);
+    var given = document.getElementById("offline-data");
+    if (given) {
+      viaWorker = true;
+      api.preloaded = Promise.resolve(JSON.parse(given.textContent));
+    } else {
+      api.preloaded = getMany(["bundle", "opened", "synced", "changes", "device"]);
+    }
   }
 })(typeof self !== "undefined" ? self : this);

@@ -41,6 +41,33 @@ function shell() {
   return caches.match(SHELL, { cacheName: SHELL_CACHE }).then(function (hit) { return hit || fetch(SHELL); });
 }
 
+var KEYS = ["bundle", "opened", "synced", "changes", "device"];
+
+/* The shell with the device's data in it (read here, where the database is open): the
+ * page starts without opening IndexedDB (`offline-data`, read by store.js). */
+function shellWithData() {
+  return Promise.all([shell(), self.RogaineStore.getMany(KEYS)]).then(function (both) {
+    var response = both[0];
+    return response.text().then(function (html) {
+      var json = JSON.stringify(both[1]).replace(/</g, "\\u003c");
+      html = html.replace('<div id="offline-app"',
+        '<script type="application/json" id="offline-data">' + json + '</script><div id="offline-app"');
+      return new Response(html, { status: response.status, headers: response.headers });
+    });
+  });
+}
+
+/* Writes of the pages this worker served with their data (store.js `write`). */
+self.addEventListener("message", function (event) {
+  var data = event.data, port = event.ports[0];
+  if (!data || data.type !== "rogaine-store" || !port || !self.RogaineStore.writes[data.name]) return;
+  event.waitUntil(self.RogaineStore.writes[data.name].apply(null, data.args).then(function () {
+    port.postMessage({ ok: true });
+  }, function (error) {
+    port.postMessage({ ok: false, error: String(error) });
+  }));
+});
+
 function hasBundle() {
   return self.RogaineStore.get("ready").then(function (b) { return !!b; }, function () { return false; });
 }
@@ -57,10 +84,12 @@ self.addEventListener("fetch", function (event) {
   if (request.mode === "navigate") {
     if (url.pathname.indexOf("/t/") === 0) {
       event.respondWith(hasBundle().then(function (ready) {
-        return ready ? shell() : fetch(request);
+        return ready ? shellWithData().catch(shell) : fetch(request);
       }));
     } else if (url.pathname === SHELL) {
-      event.respondWith(shell());
+      event.respondWith(hasBundle().then(function (ready) {
+        return ready ? shellWithData().catch(shell) : shell();
+      }));
     } else {
       event.respondWith(fetch(request).catch(function () {
         return hasBundle().then(function (ready) {
