@@ -211,10 +211,10 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     5th card a hand_full take; after the sync the phone shows the server's hand and says
     which result changed."""
     url, engine = flaky_server.url, flaky_server.engine
-    with Session(engine) as db:
-        event = make_event(db)
+    with Session(engine) as db:  # names that would end the shell's data block if not escaped
+        event = make_event(db, name="Ночь </script><script>window.pwned=1</script>")
         codes = random_codes(db, event)
-        anna = make_participant(db, event, "11", name="Анна")
+        anna = make_participant(db, event, "11", name="Анна <!-- </script>")
         db.commit()
         event_id = event.id
     page = pwa_phone.new_page()
@@ -243,6 +243,9 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     assert "В руке уже 5 карт" in change
     assert page.locator("h1").inner_text() == "Взятие не засчитано"  # the AC take's page now
     screenshot(page, "offline-360-changed")
+    page.goto(f"{url}/me/offline")  # the names are text, not markup
+    assert "Участник: Анна <!-- </script>" in page.inner_text("main")
+    assert page.evaluate("window.pwned") is None
     page.set_viewport_size({"width": 1280, "height": 800})
     screenshot(page, "offline-1280-changed")
 
