@@ -7,6 +7,8 @@
  *   bundle the request goes to the server (its own /t/{code} page).
  * - Other pages go to the network; without network, the shell (my game, offline).
  * - Assets: from the cache of this version (a new asset means a new sw.js, see VERSION).
+ * - The shell it serves carries the device's data (a JSON data block), and it does that
+ *   page's IndexedDB writes (`message`): the page never waits to open IndexedDB.
  */
 "use strict";
 importScripts("/static/offline/store.js");
