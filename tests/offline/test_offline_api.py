@@ -259,3 +259,6 @@ def test_the_pwa_files_are_served_by_the_app(client: TestClient):
     assert "<script>" not in shell.text and "on" + "click" not in shell.text  # no inline code
     strings = json.loads(shell.text.split('id="offline-strings">')[1].split("</script>")[0])
     assert strings["offline.send_now"] == "Отправить сейчас"
+    client.get("/lang/en")
+    english = client.get("/me/offline").text.split('id="offline-strings">')[1]
+    assert json.loads(english.split("</script>")[0])["offline.send_now"] == "Send now"
