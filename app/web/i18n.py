@@ -689,6 +689,16 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "Отсканируйте QR-код телефоном, чтобы войти в игру:",
         "Scan the QR code with your phone to sign in:",
     ),
+    # take log reasons, short (the organiser's table; `reason.*` explains them to participants)
+    "reason_short.outside_course_hours": ("вне времени дистанции", "outside course hours"),
+    "reason_short.hand_full": ("рука полна", "hand full"),
+    "reason_short.duplicate": ("повтор КП", "duplicate"),
+    "reason_short.hand_not_full": ("рука не полна", "hand not full"),
+    "reason_short.no_discards_left": ("сбросов не осталось", "no discards left"),
+    "reason_short.card_not_in_hand": ("карты нет в руке", "card not in hand"),
+    "reason_short.code_already_used": ("код уже использован", "code already used"),
+    "reason_short.unknown_code": ("неизвестный код", "unknown code"),
+    "reason_short.voided": ("отменено организатором", "voided by the organiser"),
     # take sources
     "source.phone": ("телефон", "phone"),
     "source.organiser": ("организатор", "organiser"),
@@ -761,6 +771,12 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "error.key_not_found": ("Ключ не найден.", "Key not found."),
     "error.key_already_revoked": ("Ключ уже отозван.", "The key is already revoked."),
     "error.not_your_state": ("Это не ваши данные.", "That is not your state."),
+    "error.bad_signature": ("Неверная подпись запроса.", "The request signature is wrong."),
+    "error.signature_required": ("Нужна подпись запроса.", "The request must be signed."),
+    "error.stale_signature": (
+        "Подпись запроса устарела.",
+        "The request signature is too old.",
+    ),
 }
 MESSAGES.update(SETUP_MESSAGES)
 
@@ -794,6 +810,15 @@ def count(lang: str, n: int, noun: str) -> str:
     else:
         form = forms[2]
     return f"{n} {form}"
+
+
+def label(lang: str, prefix: str, code: str | None) -> str:
+    """The message `<prefix>.<code>` (a reason, status, source… in words); a code the
+    catalogue does not know (an integration's own source name) is shown as given."""
+    if not code:
+        return ""
+    text = translate(lang, f"{prefix}.{code}")
+    return code if text == f"{prefix}.{code}" else text
 
 
 def translator(lang: str) -> Callable[..., str]:
