@@ -19,13 +19,14 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from markupsafe import Markup
 
+from app.core import iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Conflict, Unprocessable
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
-from app.events.endpoints import MAX_CSV_BYTES
+from app.events.endpoints import MAX_CSV_BYTES, csv_text
 from app.events.formats import ParticipantRow
 from app.events.models import Event
 from app.events.qr import personal_url, qr_svg
@@ -260,17 +261,15 @@ def shuffle_deck(
     return done(url, "deck_shuffled")
 
 
-def read_upload(file: UploadFile | None) -> str:
-    """The uploaded CSV as text (UTF-8, at most the API's limit); Unprocessable otherwise."""
+def read_upload(file: UploadFile | None) -> bytes:
+    """The uploaded file (at most the API's limit, 413 `payload_too_large`); Unprocessable
+    `csv_missing_file` when none was chosen."""
     if file is None or not file.filename:
-        raise Unprocessable("Choose a CSV file.", code="csv_missing_file")
+        raise Unprocessable("Choose a file.", code="csv_missing_file")
     data = file.file.read(MAX_CSV_BYTES + 1)
     if len(data) > MAX_CSV_BYTES:
-        raise AppError("The CSV is too large.", code="payload_too_large", status=413)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise Unprocessable("The CSV must be UTF-8 text.", code="csv_not_utf8") from exc
+        raise AppError("The file is too large.", code="payload_too_large", status=413)
+    return data
 
 
 Upload = Annotated[UploadFile | None, File()]
@@ -284,7 +283,7 @@ def import_checkpoints(
     errors by row on the page)."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url):
-        events_service.import_checkpoints_csv(session, event, read_upload(file))
+        events_service.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
     return done(url, "deck_imported")
 
 
@@ -415,11 +414,16 @@ def add_participant(
 def import_participants(
     event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, file: Upload = None
 ) -> Response:
-    """Participants from the CSV `name, external_id, category` (all rows or nothing; the
-    page lists the errors by row). Their links come with the printed cards."""
+    """Participants from the CSV `name, external_id, category` or an IOF XML 3.0 EntryList,
+    as the API's import (all or nothing; the page lists the errors by row or entry).
+    Their links come with the printed cards."""
     url = event_url(event, "/participants")
     with redirect_on_error(url):
-        events_service.import_participants_csv(session, event, read_upload(file))
+        data = read_upload(file)
+        if iof.looks_like_xml(data):
+            events_service.import_participants_iof(session, event, data)
+        else:
+            events_service.import_participants_csv(session, event, csv_text(data))
     return done(url, "participants_imported")
 
 

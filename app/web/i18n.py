@@ -594,6 +594,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "setup.csv_file": ("Файл CSV (UTF-8)", "CSV file (UTF-8)"),
     "setup.upload": ("Загрузить", "Upload"),
+    "setup.csv_or_iof_file": (
+        "Файл CSV (UTF-8) или IOF XML 3.0 EntryList",
+        "CSV file (UTF-8) or IOF XML 3.0 EntryList",
+    ),
     "setup.edit_help": (
         "Подсказку и координаты можно исправить в строке и сохранить, даже после старта.",
         "Edit a hint or coordinates in its row and save, even after the start.",
@@ -716,6 +720,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "error.csv_missing_columns": (
         "В CSV нет нужных столбцов.",
         "The CSV lacks required columns.",
+    ),
+    "error.iof_invalid": (
+        "В файле IOF XML есть ошибки, никто не добавлен:",
+        "The IOF XML file has errors; nobody was added:",
     ),
     "error.csv_not_utf8": ("Файл должен быть в кодировке UTF-8.", "The file must be UTF-8."),
     "error.csv_too_large": ("Файл слишком большой.", "The file is too large."),

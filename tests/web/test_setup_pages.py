@@ -315,3 +315,32 @@ def test_every_setup_form_needs_the_csrf_token(desk: TestClient, session: Sessio
     fresh(session)
     assert session.get(Event, event.id).name == "Без изменений"
     assert len(session.scalars(select(Participant)).all()) == 1
+
+
+def test_import_an_iof_entry_list_on_the_participants_page(desk: TestClient, session: Session):
+    from tests.iof.test_iof import ENTRY_LIST
+
+    event = make_event(session)
+    session.commit()
+    url = f"/admin/events/{event.id}/participants"
+    page = post(
+        desk, f"{url}/import", url, files={"file": ("entries.xml", ENTRY_LIST, "application/xml")}
+    )
+    assert "Участники загружены." in page.text
+    stored = session.execute(select(Participant.external_id, Participant.name)).all()
+    assert sorted(tuple(row) for row in stored) == [
+        ("301", "Анна Петрова"),
+        ("302", "Егор Орлов"),
+        ("303", "Номера Без"),
+        ("T17", "Лоси"),
+    ]
+    fresh(session)
+    again = post(
+        desk, f"{url}/import", url, files={"file": ("entries.xml", ENTRY_LIST, "application/xml")}
+    )
+    assert "В файле IOF XML есть ошибки" in again.text
+    assert re.findall(r"<td>строка (\d+)</td><td>([^<]+)</td>", again.text) == [
+        ("1", "номер участника"),
+        ("2", "номер участника"),
+        ("3", "номер участника"),
+    ]
