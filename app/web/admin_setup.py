@@ -12,11 +12,11 @@ Times on these pages are in the event's IANA time zone (`datetime-local` fields)
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, File, Form, Request, Response, UploadFile
+from fastapi import APIRouter, File, Form, Path, Request, Response, UploadFile
 from markupsafe import Markup
 
 from app.core import iof
@@ -86,6 +86,12 @@ def local_moment(value: str, timezone: str, field: str) -> datetime:
         ) from exc
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=ZoneInfo(timezone))
+    try:
+        moment.astimezone(UTC)
+    except OverflowError as exc:  # year 1 or 9999 at the edge of the range
+        raise Unprocessable(
+            f"{field} is out of range.", errors=[{"field": field, "msg": "out of range"}]
+        ) from exc
     return moment
 
 
@@ -303,7 +309,7 @@ def optional_float(value: str, field: str) -> float | None:
 @router.post("/events/{event_id}/checkpoints/{number}")
 def update_checkpoint(
     event: EventDep,
-    number: int,
+    number: Annotated[int, Path(ge=1, le=9999)],
     session: SessionDep,
     _: AdminPage,
     __: CsrfDep,

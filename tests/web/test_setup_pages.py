@@ -85,6 +85,8 @@ def test_a_refused_event_form_keeps_its_values_and_names_the_field(
     assert 'value="Окно наоборот"' in page.text
     assert session.scalars(select(Event)).all() == []
     fresh(session)
+    edge = new_event(desk, opens_at="0001-01-01T00:00")  # before UTC's year 1: refused
+    assert edge.url.path == "/admin/new-event" and "открытие дистанции" in edge.text
     unknown_zone = new_event(desk, timezone="Mars/Olympus")
     assert "часовой пояс" in unknown_zone.text
     assert session.scalars(select(Event)).all() == []
