@@ -29,3 +29,13 @@ def test_first_name_and_surname_agree_in_gender(lang: str):
 def test_russian_names_are_written_in_russian():
     name = simulated_name(random.Random(1), "ru")
     assert all("а" <= ch.lower() <= "я" or ch in "ё " for ch in name), name
+
+
+def test_simulated_participants_read_the_russian_demo_hints():
+    from app.simulation.course import possible_cards
+
+    assert possible_cards("Валун; красная масть") == {
+        c for c in possible_cards("") if c[-1:] in ("H", "D") and not c.startswith("JK")
+    }
+    assert len(possible_cards("Яма; картинка (валет, дама или король)")) == 12
+    assert len(possible_cards("Яма; не картинка")) == 54 - 12
