@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from app.core import iof
 from app.core.deps import SessionDep, SettingsDep
-from app.core.errors import AppError, Conflict, Unprocessable
+from app.core.errors import AppError, Unprocessable
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -39,8 +39,10 @@ from app.events.schemas import (
 )
 from app.feed import repository as feed_repo
 from app.feed.rules import PlayState
+from app.flows import course as course_flow
 from app.web import sessions
 from app.web.admin import AdminPage, local
+from app.web.admin_course import replay_lines
 from app.web.common import render
 from app.web.forms import (
     CsrfDep,
@@ -49,6 +51,7 @@ from app.web.forms import (
     page_messages,
     redirect_on_error,
 )
+from app.web.i18n import negotiate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -189,6 +192,7 @@ def event_settings(
 @router.post("/events/{event_id}/settings")
 def update_event(
     event: EventDep,
+    request: Request,
     session: SessionDep,
     _: AdminPage,
     __: CsrfDep,
@@ -197,10 +201,12 @@ def update_event(
     hand_ranking: Text = "",
     save_codes_per_participant: Text = "",
     award_places: Text = "",
+    confirm: Text = "",
 ) -> Response:
     """Change name, time zone, places, save codes per participant (`participants_exist` once
-    participants got theirs) and the ranking preset while no take is recorded (after that
-    a ranking change replays the feed: the course page previews it)."""
+    participants got theirs) and the ranking preset, through `flows.course.change_event`
+    (the same as `PATCH`). A preset change that replays recorded takes is first shown as
+    a preview ("11 takes of 1 participant …"); `confirm=1` applies it."""
     url = event_url(event, "/settings")
     values = {
         "name": name,
@@ -210,20 +216,22 @@ def update_event(
         "award_places": award_places,
     }
     with redirect_on_error(url, values):
-        changes: dict[str, Any] = {
-            "name": name.strip(),
-            "timezone": checked_timezone(timezone),
-            "save_codes_per_participant": save_codes_per_participant,
-            "award_places": award_places,
-        }
-        if hand_ranking and hand_ranking != event.hand_ranking:
-            if events_repo.event_has_takes(session, event.id):
-                raise Conflict(
-                    "Takes are recorded: change the ranking preset with its preview.",
-                    code="ranking_needs_preview",
-                )
-            changes["hand_ranking"] = hand_ranking
-        events_service.update_event(session, event, EventUpdate(**changes))
+        data = EventUpdate(
+            name=name.strip(),
+            timezone=checked_timezone(timezone),
+            hand_ranking=hand_ranking or event.hand_ranking,  # type: ignore[arg-type]
+            save_codes_per_participant=save_codes_per_participant,  # type: ignore[arg-type]
+            award_places=award_places,  # type: ignore[arg-type]
+        )
+        replays = data.hand_ranking != event.hand_ranking and events_repo.event_has_takes(
+            session, event.id
+        )
+        if replays and confirm != "1":
+            preview = course_flow.change_event(session, event, data, dry_run=True)
+            lines = replay_lines(negotiate(request), preview.replay, applied=False)
+            context = {"event": event, "section": "settings", "fields": values, "lines": lines}
+            return render(request, "admin/settings_confirm.html", context)
+        course_flow.change_event(session, event, data)
     return done(url, "event_saved")
 
 

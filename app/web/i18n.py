@@ -561,15 +561,17 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "the event's rules (four of a kind above straight flush)",
     ),
     "ranking.classic": ("классический покер", "classic poker"),
-    "setup.ranking_locked": (
-        "Взятия уже записаны: смена порядка пересчитает их — она делается с предпросмотром.",
-        "Takes are recorded: a change would replay them, so it is made with a preview.",
+    "setup.ranking_preview": (
+        "Взятия уже записаны: смена порядка пересчитает их; сначала покажем, что изменится.",
+        "Takes are recorded: a change replays them; you will see what changes first.",
     ),
+    "setup.ranking_confirm": ("Сменить порядок комбинаций?", "Change the hand ranking?"),
+    "setup.ranking_apply": ("Да, сменить и пересчитать", "Yes, change and replay"),
     "setup.save_codes": ("Кодов сохранения у участника", "Save codes per participant"),
     "setup.award_places": ("Призовых мест (аукционов)", "Award places (auctions)"),
     "setup.window_elsewhere": (
         "Окно дистанции меняется на странице дистанции: там видно, какие взятия это затронет.",
-        "The course window is changed on the course page, which shows the takes it affects.",
+        "The course window is changed on the course page, which shows the takes it affects:",
     ),
     "setup.deck": ("Колода: карты, подсказки и координаты", "The deck: cards, hints, coordinates"),
     "setup.no_deck": (
@@ -752,10 +754,6 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "Participants already have their save codes: the number cannot change.",
     ),
     "error.participant_required": ("Укажите участника.", "Name the participant."),
-    "error.ranking_needs_preview": (
-        "Взятия уже записаны: порядок комбинаций меняется с предпросмотром.",
-        "Takes are recorded: the ranking changes with a preview.",
-    ),
     "error.status_not_forward": (
         "Статус события меняется только вперёд.",
         "The event's status only moves forward.",

@@ -346,3 +346,35 @@ def test_import_an_iof_entry_list_on_the_participants_page(desk: TestClient, ses
         ("2", "номер участника"),
         ("3", "номер участника"),
     ]
+
+
+def test_a_ranking_change_that_replays_takes_is_previewed_then_confirmed(
+    client: TestClient, session: Session
+):
+    event = make_event(session, hand_ranking="seed")
+    anna = make_participant(session, event, "31", name="Анна")
+    session.commit()
+    event_id = event.id
+    phone = TestClient(client.app)
+    phone.get(f"/p/{anna.access_token}")
+    for card in ("2S", "3S"):
+        phone.get(f"/t/{event_cp_code(event, card)}")
+    admin_login(client)
+    url = f"/admin/events/{event_id}/settings"
+    fields = {
+        "name": "Test rogaine",
+        "timezone": "Europe/Moscow",
+        "hand_ranking": "classic",
+        "save_codes_per_participant": "10",
+        "award_places": "3",
+    }
+    preview = post(client, url, url, data=fields)
+    assert preview.url.path == url and "Сменить порядок комбинаций?" in preview.text
+    assert "2 взятия" in preview.text  # the replay summary of the preview
+    fresh(session)
+    assert session.get(Event, event_id).hand_ranking == "seed"  # nothing stored yet
+    fresh(session)
+    applied = post(client, url, url, data={**fields, "confirm": "1"})
+    assert "Настройки сохранены." in applied.text
+    fresh(session)
+    assert session.get(Event, event_id).hand_ranking == "classic"
