@@ -712,7 +712,6 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "error.validation_error": ("Проверьте поля формы.", "Check the form's fields."),
     "error.event_not_found": ("Событие не найдено.", "Event not found."),
     "error.checkpoint_not_found": ("КП не найден.", "CP not found."),
-    "error.participant_not_found": ("Участник не найден.", "Participant not found."),
     "error.csv_invalid": (
         "В CSV есть ошибки, ничего не изменено:",
         "The CSV has errors; nothing was changed:",
@@ -738,7 +737,6 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "Взятия уже записаны: колода больше не меняется.",
         "Takes are recorded: the deck can no longer change.",
     ),
-    "error.deck_missing": ("Сначала задайте колоду КП.", "Set the deck of CPs first."),
     "error.duplicate_card": ("Карта повторяется.", "A card appears twice."),
     "error.participants_invalid": (
         "Ошибки в участниках, никто не добавлен:",
@@ -753,25 +751,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "Участники уже получили коды сохранения: их число не меняется.",
         "Participants already have their save codes: the number cannot change.",
     ),
-    "error.participant_required": ("Укажите участника.", "Name the participant."),
-    "error.status_not_forward": (
-        "Статус события меняется только вперёд.",
-        "The event's status only moves forward.",
-    ),
-    "error.feed_closed": (
-        "Церемония началась: приём взятий и пересчёт закрыты.",
-        "The ceremony has begun: the feed is closed.",
-    ),
     "error.auction_not_found": ("Аукцион не найден.", "Auction not found."),
     "error.auction_already_closed": ("Аукцион уже закрыт.", "The auction is already closed."),
-    "error.auction_not_closed": ("Аукцион ещё не закрыт.", "The auction is not closed yet."),
     "error.bid_not_found": ("Ставка не найдена.", "Bid not found."),
     "error.not_your_bid": ("Это не ваша ставка.", "That is not your bid."),
-    "error.nothing_to_undo": ("Отменять нечего.", "Nothing to undo."),
-    "error.undo_too_late": (
-        "Отменить нельзя: следующий аукцион уже открыт.",
-        "Too late to undo: the next auction has opened.",
-    ),
     "error.round_not_closed": ("Раунд ещё не закрыт.", "The round is not closed yet."),
     "error.receipt_not_found": ("Квитанция не найдена.", "Receipt not found."),
     "error.key_not_found": ("Ключ не найден.", "Key not found."),
@@ -784,6 +767,7 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "The request signature is too old.",
     ),
 }
+BASE_KEYS = frozenset(MESSAGES)  # a setup message never replaces one of these (tested)
 MESSAGES.update(SETUP_MESSAGES)
 
 

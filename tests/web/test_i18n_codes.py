@@ -12,7 +12,7 @@ from app.events.models import EVENT_STATUSES
 from app.feed.rules import REASONS
 from app.feed.service import ORGANISER_SOURCE, PHONE_SOURCE
 from app.poker.evaluator import CATEGORIES
-from app.web.i18n import MESSAGES, label, translate
+from app.web.i18n import BASE_KEYS, MESSAGES, SETUP_MESSAGES, label, translate
 
 APP = Path(__file__).resolve().parents[2] / "app"
 # Domains whose errors reach the organiser's and participants' pages (not the table games).
@@ -62,3 +62,7 @@ def test_a_label_translates_a_known_code_and_keeps_an_unknown_source():
     assert label("en", "reason_short", "duplicate") == "duplicate"
     assert label("ru", "source", "fixpoint-app") == "fixpoint-app"
     assert translate("ru", "error.csv_invalid").startswith("В CSV есть ошибки")
+
+
+def test_the_setup_messages_replace_no_other_message():
+    assert sorted(BASE_KEYS & SETUP_MESSAGES.keys()) == []
