@@ -74,10 +74,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     get_settings.cache_clear()
     settings = get_settings()
 
-    demo = load_demo_if_empty(settings)
+    demo = load_demo_if_empty(settings, args.lang)
     print()
     print(f"  Rogaine Poker on http://{host}:{port}")
-    print(f"  Organiser pages: http://{host}:{port}/admin")
+    print(f"  Organiser pages: http://{host}:{port}/admin/login")
     print(f"  API docs:        http://{host}:{port}/docs")
     kept = admin_token_path(settings)
     origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
@@ -100,8 +100,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_demo_if_empty(settings: Settings) -> str | None:
-    """Load the demo event when the database has no event yet; the lines to print, or None.
+def load_demo_if_empty(settings: Settings, lang: str = "ru") -> str | None:
+    """Load the demo event (in `lang`) when the database has no event yet; the lines to
+    print, or None.
 
     Skipped (with a note) when the schema is not migrated.
     """
@@ -117,7 +118,7 @@ def load_demo_if_empty(settings: Settings) -> str | None:
         with transaction(make_sessionmaker(engine)) as session:
             if repository.count_events(session):
                 return None
-            loaded = demo.load_demo(session, settings.base_url)
+            loaded = demo.load_demo(session, settings.base_url, lang=lang)
             lines = demo.describe(loaded, settings.base_url)
     finally:
         engine.dispose()
@@ -142,7 +143,7 @@ def demo_history(settings: Settings, loaded: Any) -> str:
         for p in loaded.participants
     ]
     try:
-        return simulate_history(settings, loaded.event.id, people).line
+        return simulate_history(settings, loaded.event.id, people, lang=loaded.lang).line
     except Exception as error:  # the demo must never block `make run`
         return f"  (no simulated history: {error})"
 
@@ -161,7 +162,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     engine = make_engine(settings)
     try:
         with transaction(make_sessionmaker(engine)) as session:
-            loaded = demo.load_demo(session, base_url)
+            loaded = demo.load_demo(session, base_url, lang=args.lang)
             print(demo.describe(loaded, base_url))
     finally:
         engine.dispose()
@@ -272,12 +273,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="default: HOST, else 127.0.0.1")
     serve.add_argument("--port", type=int, help="default: PORT, else 8000")
     serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--lang", choices=("ru", "en"), default="ru", help="language of the demo event (ru)"
+    )
     serve.set_defaults(func=cmd_serve)
     demo = commands.add_parser(
         "demo", help="load a demo event (54 CPs, course open now) and print the personal links"
     )
     demo.add_argument("--host", help="of the server, for the links (default: HOST)")
     demo.add_argument("--port", type=int, help="of the server, for the links (default: PORT)")
+    demo.add_argument(
+        "--lang", choices=("ru", "en"), default="ru", help="names and hints in ru (default) or en"
+    )
     demo.set_defaults(func=cmd_demo)
     simulate = commands.add_parser(
         "simulate", help="play a whole simulated event through the HTTP API, print the podium"

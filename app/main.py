@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import swagger_ui_bundle
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
@@ -23,11 +20,14 @@ from app.iof import endpoints as iof_endpoints
 from app.poker import endpoints as poker
 from app.web import admin as admin_pages
 from app.web import admin_course as course_pages
+from app.web import admin_setup as admin_setup_pages
+from app.web import api_docs
 from app.web import common as common_pages
 from app.web import extra_games as extra_games_pages
 from app.web import liars_table as liars_table_pages
 from app.web import offline as offline_pages
 from app.web import participant as participant_pages
+from app.web.forms import install_page_error_handlers
 from app.web.sessions import has_organiser_session
 from app.web.templating import STATIC_DIR
 
@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         version="0.1.0",
         description="Orienteering poker rogaine: checkpoints, the field feed, award auctions "
         "and the poker-family games. Errors are RFC 9457 problem responses.",
-        # /docs is served below with Swagger UI's files from this app, not from a CDN.
+        # /docs and /redoc: app.web.api_docs, with vendored assets (no CDN).
         docs_url=None,
         redoc_url=None,
     )
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.migration_heads = health.migration_heads()
 
     install_error_handlers(app)
+    install_page_error_handlers(app)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -67,27 +68,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestLogMiddleware)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    app.mount(
-        "/docs-assets",
-        StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
-        name="docs-assets",
-    )
-
-    @app.get("/docs", include_in_schema=False)
-    def swagger_ui() -> HTMLResponse:
-        """The OpenAPI explorer; every asset comes from this service (works offline)."""
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "/openapi.json",
-            title=f"{app.title} API",
-            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs-assets/swagger-ui.css",
-            swagger_favicon_url="/docs-assets/favicon-32x32.png",
-        )
-
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
     app.include_router(course_pages.router)
+    app.include_router(admin_setup_pages.router)
+    app.include_router(api_docs.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)
     app.include_router(extra_games_pages.router)

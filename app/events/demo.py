@@ -2,7 +2,8 @@
 
 Loaded by `rogaine-poker serve` (`make run`) when the database has no event, and by
 `rogaine-poker demo`. The deal is a random shuffle (its seed recorded as usual); the
-CP positions, place descriptions and participants are fixed.
+CP positions, place descriptions and participants are fixed. Names and hints are
+written in Russian (`lang="ru"`, the default, as the pages) or English (`--lang en`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from app.events.qr import personal_url
 from app.events.schemas import EventCreate
 
 DEMO_ACTOR = "demo"
-DEMO_NAME = "Demo rogaine: Losiny Ostrov"
+DEMO_LANGUAGES = ("ru", "en")
+DEMO_NAMES = {"ru": "Демо-рогейн: Лосиный Остров", "en": "Demo rogaine: Losiny Ostrov"}
+DEMO_NAME = DEMO_NAMES["en"]
 DEMO_TIMEZONE = "Europe/Moscow"
 # Losiny Ostrov national park, north-east Moscow: a forest of about 7 × 4 km.
 AREA_LAT = (55.845, 55.885)
@@ -33,23 +36,24 @@ LAYOUT_SEED = 2026  # positions and place descriptions (public anyway)
 OPENED_AGO = timedelta(hours=6)
 OPEN_FOR = timedelta(hours=24)
 
+# (Russian, English) descriptions of a CP's place.
 PLACES = (
-    "Big spruce",
-    "Stream bend",
-    "Clearing, north edge",
-    "Boulder",
-    "Ditch end",
-    "Knoll top",
-    "Fence corner",
-    "Path junction",
-    "Pit",
-    "Thicket, south edge",
-    "Marsh edge",
-    "Ruined hut",
-    "Birch grove",
-    "Footbridge",
-    "Rootstock",
-    "Anthill",
+    ("Большая ель", "Big spruce"),
+    ("Изгиб ручья", "Stream bend"),
+    ("Поляна, северный край", "Clearing, north edge"),
+    ("Валун", "Boulder"),
+    ("Конец канавы", "Ditch end"),
+    ("Вершина холма", "Knoll top"),
+    ("Угол забора", "Fence corner"),
+    ("Перекрёсток троп", "Path junction"),
+    ("Яма", "Pit"),
+    ("Заросли, южный край", "Thicket, south edge"),
+    ("Край болота", "Marsh edge"),
+    ("Развалины избушки", "Ruined hut"),
+    ("Березняк", "Birch grove"),
+    ("Мостик", "Footbridge"),
+    ("Выворотень", "Rootstock"),
+    ("Муравейник", "Anthill"),
 )
 
 # What a hint may reveal about a card, as a predicate on the canonical code.
@@ -74,10 +78,27 @@ CARD_HINTS: dict[str, Callable[[str], bool]] = {
 }
 
 
-def card_hint(card: str, rng: random.Random) -> str:
-    """A true statement about `card`, chosen by `rng` among those of `CARD_HINTS`."""
+# The Russian wording of each statement of `CARD_HINTS`.
+CARD_HINTS_RU: dict[str, str] = {
+    "red suit": "красная масть",
+    "black suit": "чёрная масть",
+    "a picture card": "картинка (валет, дама или король)",
+    "not a picture card": "не картинка",
+    "not a joker": "не джокер",
+    "an ace": "туз",
+    "a number card, 2 to 10": "числовая карта, от 2 до 10",
+    "higher than 8": "старше восьмёрки",
+    "no suit at all": "без масти",
+    "wild": "дикая карта",
+}
+
+
+def card_hint(card: str, rng: random.Random, lang: str = "en") -> str:
+    """A true statement about `card` in `lang`, chosen by `rng` among those of `CARD_HINTS`
+    (the same choice in both languages)."""
     true = [hint for hint, holds in CARD_HINTS.items() if holds(card)]
-    return rng.choice(true)
+    chosen = rng.choice(true)
+    return CARD_HINTS_RU[chosen] if lang == "ru" else chosen
 
 
 @dataclass
@@ -91,26 +112,40 @@ class DemoParticipant:
 
 @dataclass
 class DemoEvent:
+    lang: str
     event: Event
     participants: list[DemoParticipant]
 
 
-DEMO_PARTICIPANTS = (
-    ("Anna Petrova", "101", "W"),
-    ("Boris Ivanov", "102", "M"),
-    ("Team Elk", "103", "MW"),
-    ("Team Fox", "104", "MW"),
-)
+DEMO_PARTICIPANTS = {
+    "ru": (
+        ("Анна Петрова", "101", "Ж"),
+        ("Борис Иванов", "102", "М"),
+        ("Команда «Лось»", "103", "МЖ"),
+        ("Команда «Лиса»", "104", "МЖ"),
+    ),
+    "en": (
+        ("Anna Petrova", "101", "W"),
+        ("Boris Ivanov", "102", "M"),
+        ("Team Elk", "103", "MW"),
+        ("Team Fox", "104", "MW"),
+    ),
+}
 
 
-def load_demo(session: Session, base_url: str, now: datetime | None = None) -> DemoEvent:
+def load_demo(
+    session: Session, base_url: str, now: datetime | None = None, lang: str = "ru"
+) -> DemoEvent:
     """Create the demo event (course open from `OPENED_AGO` before `now` for `OPEN_FOR`),
-    its deck of 54 CPs with coordinates and hints, and the demo participants. Flushes only."""
+    its deck of 54 CPs with coordinates and hints, and the demo participants, named and
+    described in `lang` (`ru` or `en`; ValueError otherwise). Flushes only."""
+    if lang not in DEMO_LANGUAGES:
+        raise ValueError(f"the demo is written in {' or '.join(DEMO_LANGUAGES)}, not {lang!r}")
     now = now or utcnow()
     event = service.create_event(
         session,
         EventCreate(
-            name=DEMO_NAME,
+            name=DEMO_NAMES[lang],
             opens_at=now - OPENED_AGO,
             closes_at=now - OPENED_AGO + OPEN_FOR,
             timezone=DEMO_TIMEZONE,
@@ -122,8 +157,8 @@ def load_demo(session: Session, base_url: str, now: datetime | None = None) -> D
     for checkpoint in checkpoints:
         checkpoint.lat = round(layout.uniform(*AREA_LAT), 6)
         checkpoint.lon = round(layout.uniform(*AREA_LON), 6)
-        place = layout.choice(PLACES)
-        checkpoint.hint = f"{place}; {card_hint(checkpoint.card, layout)}"
+        place = layout.choice(PLACES)[0 if lang == "ru" else 1]
+        checkpoint.hint = f"{place}; {card_hint(checkpoint.card, layout, lang)}"
     session.flush()
     service.change_status(session, event, "course_open", actor=DEMO_ACTOR)
     created = service.create_participants(
@@ -131,12 +166,13 @@ def load_demo(session: Session, base_url: str, now: datetime | None = None) -> D
         event,
         [
             ParticipantRow(name, external_id, category)
-            for name, external_id, category in DEMO_PARTICIPANTS
+            for name, external_id, category in DEMO_PARTICIPANTS[lang]
         ],
         service.json_locator("participants"),
         actor=DEMO_ACTOR,
     )
     return DemoEvent(
+        lang=lang,
         event=event,
         participants=[
             DemoParticipant(
@@ -152,10 +188,16 @@ def load_demo(session: Session, base_url: str, now: datetime | None = None) -> D
 
 
 def describe(demo: DemoEvent, base_url: str) -> str:
-    """Lines to print after loading the demo: the event and the personal links."""
+    """Lines to print after loading the demo: the event, its organiser pages (each leads
+    through the sign-in with the organiser token, then to the page) and the personal links."""
+    pages = f"{base_url}/admin/events/{demo.event.id}"
     lines = [
         f"  Demo event {demo.event.id}: {demo.event.name} (course open now, 54 CPs)",
-        f"  Printable CP QR codes: {base_url}/api/v1/events/{demo.event.id}/print/checkpoints",
+        f"  Sign in:               {base_url}/admin/login?next=/admin/events/{demo.event.id}",
+        f"  Dashboard:             {pages}",
+        f"  Checkpoints and deck:  {pages}/checkpoints",
+        f"  Participants:          {pages}/participants",
+        f"  Printable CP QR codes: {pages}/print/checkpoints",
         "  Personal links of the demo participants:",
     ]
     lines += [f"    {p.name:<14} #{p.external_id}  {p.personal_url}" for p in demo.participants]

@@ -1,4 +1,7 @@
-"""Printable A4 sheets (HTML with print CSS): CP QR posters and participant cards."""
+"""Printable A4 sheets (HTML with print CSS): CP QR posters and participant cards.
+
+Sheets are in the page language (cookie `lang`, Russian by default), as the pages are.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from markupsafe import Markup
 from app.events.models import Checkpoint, Event
 from app.events.qr import personal_url, qr_svg, take_url
 from app.events.service import NewParticipant
-from app.web.templating import templates
+from app.web.templating import page_context, templates
 
 # Side of a CP's printed QR code. Scanning distance is about ten times the code's
 # side, so 10 cm reads from about 1 m (the issue asks for 1 m, at least 6 cm);
@@ -34,7 +37,7 @@ def checkpoint_sheet(
     return templates.TemplateResponse(
         request,
         "print/checkpoints.html",
-        {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM, "lang": "en"},
+        {**page_context(request), "event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM},
     )
 
 
@@ -57,5 +60,5 @@ def participant_cards(
     return templates.TemplateResponse(
         request,
         "print/participant_cards.html",
-        {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM, "lang": "en"},
+        {**page_context(request), "event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM},
     )

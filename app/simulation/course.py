@@ -57,6 +57,14 @@ CLUES: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("Not a joker", lambda c: not is_joker(c)),
     ("A joker or an ace", lambda c: is_joker(c) or rank(c) == 14),
 )
+# The same clues as the Russian demo event words them (`app.events.demo.CARD_HINTS_RU`).
+CLUES_RU: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("красная масть", CLUES[0][1]),
+    ("чёрная масть", CLUES[1][1]),
+    ("не картинка", CLUES[2][1]),
+    ("картинка (валет", CLUES[3][1]),
+    ("не джокер", CLUES[6][1]),
+)
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,7 @@ def possible_cards(hint: str) -> frozenset[str]:
     """The cards a hint allows (every clue in it must hold); the whole deck if none."""
     text = hint.lower()
     cards = set(DECK)
-    for clue, holds in CLUES:
+    for clue, holds in (*CLUES, *CLUES_RU):
         needle = clue.lower()
         if needle in text:
             if needle == "a picture card" and "not a picture card" in text:

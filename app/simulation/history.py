@@ -25,9 +25,44 @@ from app.core.db import make_engine, utcnow
 from app.core.text import counted
 from app.simulation.agent import Agent
 from app.simulation.client import ApiClient
-from app.simulation.runner import FIRST_NAMES, LAST_NAMES, Simulation, SimulationConfig
+from app.simulation.runner import Simulation, SimulationConfig
 
 DEMO_SEED = 2026
+# Names of the simulated participants, in the demo's language, each surname in the form of
+# the first name's gender (Egor Orlov, Olga Orlova): (first names, surnames as (male, female)).
+FEMALE_FIRST = {
+    "ru": ("Анна", "Дарья", "Галина", "Екатерина", "Мария", "Ольга", "София", "Ульяна", "Вера"),
+    "en": ("Anna", "Daria", "Galina", "Katya", "Maria", "Olga", "Sofia", "Ulyana", "Vera"),
+}
+MALE_FIRST = {
+    "ru": ("Борис", "Егор", "Фёдор", "Игорь", "Лев", "Никита", "Павел", "Роман", "Тимур"),
+    "en": ("Boris", "Egor", "Fedor", "Igor", "Lev", "Nikita", "Pavel", "Roman", "Timur"),
+}
+SURNAMES = {
+    "ru": (
+        ("Белов", "Белова"), ("Волков", "Волкова"), ("Громов", "Громова"),
+        ("Денисов", "Денисова"), ("Зорин", "Зорина"), ("Ковалёв", "Ковалёва"),
+        ("Лебедев", "Лебедева"), ("Морозов", "Морозова"), ("Орлов", "Орлова"),
+        ("Соколов", "Соколова"), ("Титов", "Титова"), ("Фролов", "Фролова"),
+    ),
+    "en": (
+        ("Belov", "Belova"), ("Volkov", "Volkova"), ("Gromov", "Gromova"),
+        ("Denisov", "Denisova"), ("Zorin", "Zorina"), ("Kovalev", "Kovaleva"),
+        ("Lebedev", "Lebedeva"), ("Morozov", "Morozova"), ("Orlov", "Orlova"),
+        ("Sokolov", "Sokolova"), ("Titov", "Titova"), ("Frolov", "Frolova"),
+    ),
+}  # fmt: skip
+SIM_CATEGORY = {"ru": "симуляция", "en": "sim"}
+
+
+def simulated_name(rng: random.Random, lang: str = "ru") -> str:
+    """A first name and a surname of the same gender, in `lang` (`ru` or `en`)."""
+    female = rng.random() < 0.5
+    first = rng.choice(FEMALE_FIRST[lang] if female else MALE_FIRST[lang])
+    male_form, female_form = rng.choice(SURNAMES[lang])
+    return f"{first} {female_form if female else male_form}"
+
+
 LAST_START = timedelta(minutes=20)  # the latest floating start: this long before now
 OFFLINE_FOR = timedelta(minutes=50)  # one device has had no connection this long at now
 OFFLINE_UNTIL = timedelta(hours=2)  # ... and gets it back this long after now
@@ -114,11 +149,13 @@ def simulate_history(
     extra_participants: int = 8,
     seed: int = DEMO_SEED,
     now: datetime | None = None,
+    lang: str = "ru",
 ) -> History:
     """Play the event `event_id` from its opening until `now` (default: the clock).
 
     `participants`: the demo participants (`external_id`, `name`, `save_codes`,
-    `access_token`); `extra_participants` more are registered through the API.
+    `access_token`); `extra_participants` more are registered through the API, named
+    in `lang` (`simulated_name`), category `SIM_CATEGORY[lang]`.
     Same event, seed and `now`: same history. Request log lines are silenced
     while it runs.
     """
@@ -149,9 +186,10 @@ def simulate_history(
                 external_id = str(201 + index)
                 if external_id in taken:
                     continue
-                name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+                name = simulated_name(rng, lang)
                 created = api.add_participant(
-                    event_id, {"name": name, "external_id": external_id, "category": "sim"}
+                    event_id,
+                    {"name": name, "external_id": external_id, "category": SIM_CATEGORY[lang]},
                 )
                 people.append({"external_id": external_id, "name": name, **created})
             simulation.attach(event_id, opens_at, closes_at, people)

@@ -28,13 +28,12 @@ from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
 from app.feed import keys as key_service
-from app.feed import repository as feed_repo
 from app.feed import service as feed_service
-from app.feed.rules import PlayState
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
 from app.web import admin_ceremony, sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
+from app.web.forms import CsrfRejected
 from app.web.i18n import negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -50,10 +49,6 @@ def check_csrf(request: Request, token: str) -> None:
     """403 page unless `token` is this session's CSRF token."""
     if not sessions.csrf_valid(request, token):
         raise CsrfRejected()
-
-
-class CsrfRejected(Exception):
-    """A form without a valid CSRF token (rendered as a 403 page by the routes)."""
 
 
 AdminPage = Annotated[None, Depends(require_organiser_page)]
@@ -104,7 +99,8 @@ def logout(request: Request, csrf_token: CsrfField = "") -> Response:
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
     events = events_repo.list_events(session)
-    return render(request, "admin/events.html", {"events": events})
+    context = {"events": events, "local": local, **flash(request)}
+    return render(request, "admin/events.html", context)
 
 
 # --- event pages -------------------------------------------------------------------
@@ -124,7 +120,7 @@ def flash(request: Request) -> dict[str, str | None]:
         key = f"error.{error}"
         problem = translate(lang, key)
         if problem == key:
-            problem = translate(lang, "admin.failed", code=error)
+            problem = translate(lang, "admin.failed_generic")
     return {"notice": notice, "error": problem}
 
 
@@ -200,18 +196,7 @@ def dashboard_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dic
     return numbers
 
 
-@router.get("/events/{event_id}/checkpoints")
-def checkpoints_page(
-    event: EventDep, request: Request, session: SessionDep, _: AdminPage
-) -> Response:
-    """The deck: every CP with its card, QR code and discard code; links to printables."""
-    context = {
-        "event": event,
-        "section": "checkpoints",
-        "checkpoints": events_repo.checkpoints(session, event.id),
-        **flash(request),
-    }
-    return render(request, "admin/checkpoints.html", context)
+# The deck and participants pages: app.web.admin_setup.
 
 
 @router.get("/events/{event_id}/participant-cards")
@@ -242,23 +227,6 @@ def participant_cards(
         targets = list(events_repo.participants(session, event.id))
     issued = [events_service.reissue_token(session, event, p) for p in targets]
     return printing.participant_cards(request, event, issued, settings.base_url)
-
-
-@router.get("/events/{event_id}/participants")
-def participants_page(
-    event: EventDep, request: Request, session: SessionDep, _: AdminPage
-) -> Response:
-    """Participants with their current deal, round, hand size and combinations."""
-    states = {
-        participant.id: PlayState.from_json(row.state)
-        for row, participant in feed_repo.states_of_event(session, event.id)
-    }
-    rows = [
-        {"participant": p, "state": states.get(p.id)}
-        for p in events_repo.participants(session, event.id)
-    ]
-    context = {"event": event, "section": "participants", "rows": rows, **flash(request)}
-    return render(request, "admin/participants.html", context)
 
 
 @router.get("/events/{event_id}/participants/{external_id}")

@@ -581,6 +581,236 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
+# Organiser setup pages (app/web/admin_setup.py), error codes of the domains, the form
+# fields and CSV columns, take sources: every code a Russian page can show (issue 16).
+SETUP_MESSAGES: dict[str, tuple[str, str]] = {
+    "setup.new_event": ("Новое событие", "New event"),
+    "setup.create_event": ("Создать событие", "Create the event"),
+    "setup.event_settings": ("Настройки", "Settings"),
+    "setup.event_name": ("Название события", "Event name"),
+    "setup.timezone": ("Часовой пояс (IANA)", "Time zone (IANA)"),
+    "setup.timezone_help": (
+        "Время дистанции вводится и показывается в этом поясе, например Europe/Moscow.",
+        "The course times are entered and shown in this zone, e.g. Europe/Moscow.",
+    ),
+    "setup.opens_at": ("Дистанция открывается", "The course opens"),
+    "setup.closes_at": ("Дистанция закрывается", "The course closes"),
+    "setup.hand_ranking": ("Порядок комбинаций", "Hand ranking"),
+    "ranking.seed": (
+        "по правилам события (каре выше стрит-флеша)",
+        "the event's rules (four of a kind above straight flush)",
+    ),
+    "ranking.classic": ("классический покер", "classic poker"),
+    "setup.ranking_preview": (
+        "Взятия уже записаны: смена порядка пересчитает их; сначала покажем, что изменится.",
+        "Takes are recorded: a change replays them; you will see what changes first.",
+    ),
+    "setup.ranking_confirm": ("Сменить порядок комбинаций?", "Change the hand ranking?"),
+    "setup.ranking_apply": ("Да, сменить и пересчитать", "Yes, change and replay"),
+    "setup.save_codes": ("Кодов сохранения у участника", "Save codes per participant"),
+    "setup.award_places": ("Призовых мест (аукционов)", "Award places (auctions)"),
+    "setup.window_elsewhere": (
+        "Окно дистанции меняется на странице дистанции: там видно, какие взятия это затронет.",
+        "The course window is changed on the course page, which shows the takes it affects:",
+    ),
+    "setup.deck": ("Колода: карты, подсказки и координаты", "The deck: cards, hints, coordinates"),
+    "setup.no_deck": (
+        "КП пока нет: перетасуйте колоду или загрузите CSV.",
+        "No CPs yet: shuffle a deck or upload a CSV.",
+    ),
+    "setup.shuffle": ("Перетасовать колоду", "Shuffle the deck"),
+    "setup.shuffle_button": ("Перетасовать", "Shuffle"),
+    "setup.seed": ("Зерно перетасовки (необязательно)", "Shuffle seed (optional)"),
+    "setup.seed_help": (
+        "С тем же зерном получится та же раскладка. Пусто — случайное зерно. Подсказки, "
+        "координаты и коды КП сохраняются; меняются только карты.",
+        "The same seed gives the same deal. Empty: a random seed. Hints, coordinates and "
+        "CP codes stay; only the cards change.",
+    ),
+    "setup.upload_deck": ("Загрузить КП из CSV", "Upload the CPs from a CSV"),
+    "setup.deck_csv_help": (
+        "Столбцы number, card, lat, lon, hint; первая строка — заголовок. При любой ошибке "
+        "ничего не меняется, ошибки показаны по строкам.",
+        "Columns number, card, lat, lon, hint; the first row is the header. On any error "
+        "nothing changes; the errors are listed by row.",
+    ),
+    "setup.csv_file": ("Файл CSV (UTF-8)", "CSV file (UTF-8)"),
+    "setup.upload": ("Загрузить", "Upload"),
+    "setup.csv_or_iof_file": (
+        "Файл CSV (UTF-8) или IOF XML 3.0 EntryList",
+        "CSV file (UTF-8) or IOF XML 3.0 EntryList",
+    ),
+    "setup.edit_help": (
+        "Подсказку и координаты можно исправить в строке и сохранить, даже после старта.",
+        "Edit a hint or coordinates in its row and save, even after the start.",
+    ),
+    "setup.deck_locked": (
+        "Взятия уже записаны: колода больше не меняется. Подсказки и координаты — можно.",
+        "Takes are recorded: the deck can no longer change. Hints and coordinates can.",
+    ),
+    "setup.public_preview": ("Публичный список КП", "Public CP list"),
+    "setup.public_help": (
+        "Так список КП видят участники: номер, координаты и подсказка, без карт и кодов.",
+        "This is what participants see: number, coordinates and hint, no cards or codes.",
+    ),
+    "setup.add_participant": ("Добавить участника", "Add a participant"),
+    "setup.add": ("Добавить", "Add"),
+    "setup.external_id_help": (
+        "Номер — как в системе отметки; пусто — следующий свободный.",
+        "Number as in the timing system; empty: the next free one.",
+    ),
+    "setup.import_participants": ("Импорт участников из CSV", "Import participants from a CSV"),
+    "setup.participants_csv_help": (
+        "Столбцы name, external_id, category; первая строка — заголовок. При любой ошибке "
+        "никто не добавляется, ошибки показаны по строкам.",
+        "Columns name, external_id, category; the first row is the header. On any error "
+        "nobody is added; the errors are listed by row.",
+    ),
+    "setup.actions": ("Действия", "Actions"),
+    "setup.print_card": ("Карточка", "Card"),
+    "setup.reissue": ("Новая ссылка", "New link"),
+    "setup.remove": ("Удалить", "Remove"),
+    "setup.no_participants": ("Участников пока нет.", "No participants yet."),
+    "setup.link_once": (
+        "Личная ссылка участника № {external_id} (показана один раз):",
+        "Personal link of participant № {external_id} (shown once):",
+    ),
+    "setup.errors": ("Ошибки", "Errors"),
+    "setup.row": ("Строка", "Row"),
+    "setup.row_n": ("строка {row}", "row {row}"),
+    "setup.field": ("Поле", "Field"),
+    "setup.problem": ("Что не так", "Problem"),
+    "setup.more_errors": ("…и ещё ошибок: {count}", "…and {count} more error(s)"),
+    "admin.failed_generic": (
+        "Не выполнено: сервис отказал. Проверьте данные и повторите.",
+        "Not done: the service refused. Check the data and try again.",
+    ),
+    "admin.done.event_created": (
+        "Событие создано. Теперь колода: перетасуйте её или загрузите CSV.",
+        "The event is created. Next, the deck: shuffle it or upload a CSV.",
+    ),
+    "admin.done.event_saved": ("Настройки сохранены.", "Settings saved."),
+    "admin.done.deck_shuffled": ("Колода перетасована.", "The deck is shuffled."),
+    "admin.done.deck_imported": ("КП загружены из CSV.", "The CPs were loaded from the CSV."),
+    "admin.done.checkpoint_saved": ("КП сохранён.", "The CP is saved."),
+    "admin.done.participant_added": ("Участник добавлен.", "The participant is added."),
+    "admin.done.participants_imported": (
+        "Участники загружены. Напечатайте их карточки: на них личные ссылки.",
+        "The participants are loaded. Print their cards: they carry the personal links.",
+    ),
+    "admin.done.link_reissued": (
+        "Выдана новая ссылка; старая больше не работает.",
+        "A new link is issued; the old one no longer works.",
+    ),
+    "admin.done.participant_removed": ("Участник удалён.", "The participant is removed."),
+    # form fields and CSV columns (named as the API's JSON fields)
+    "field.name": ("имя / название", "name"),
+    "field.opens_at": ("открытие дистанции", "course opens"),
+    "field.closes_at": ("закрытие дистанции", "course closes"),
+    "field.timezone": ("часовой пояс", "time zone"),
+    "field.hand_ranking": ("порядок комбинаций", "hand ranking"),
+    "field.save_codes_per_participant": ("кодов сохранения", "save codes"),
+    "field.award_places": ("призовых мест", "award places"),
+    "field.seed": ("зерно", "seed"),
+    "field.number": ("номер КП", "CP number"),
+    "field.card": ("карта", "card"),
+    "field.lat": ("широта", "latitude"),
+    "field.lon": ("долгота", "longitude"),
+    "field.hint": ("подсказка", "hint"),
+    "field.code": ("код", "code"),
+    "field.discard_code": ("код сброса", "discard code"),
+    "field.external_id": ("номер участника", "participant number"),
+    "field.category": ("категория", "category"),
+    "field.file": ("файл", "file"),
+    "field.header": ("заголовок", "header"),
+    # print sheets
+    "print.cp_title": ("QR-коды КП", "checkpoint QR codes"),
+    "print.cards_title": ("карточки участников", "participant cards"),
+    "print.cards_warning": (
+        "Печать этих карточек выдала новые личные ссылки: выданные раньше больше не работают.",
+        "Printing these cards issued new personal links; links given out earlier no longer work.",
+    ),
+    "print.save_codes": ("Коды сохранения", "Save codes"),
+    "print.scan_to_sign_in": (
+        "Отсканируйте QR-код телефоном, чтобы войти в игру:",
+        "Scan the QR code with your phone to sign in:",
+    ),
+    # take log reasons, short (the organiser's table; `reason.*` explains them to participants)
+    "reason_short.outside_course_hours": ("вне времени дистанции", "outside course hours"),
+    "reason_short.hand_full": ("рука полна", "hand full"),
+    "reason_short.duplicate": ("повтор КП", "duplicate"),
+    "reason_short.hand_not_full": ("рука не полна", "hand not full"),
+    "reason_short.no_discards_left": ("сбросов не осталось", "no discards left"),
+    "reason_short.card_not_in_hand": ("карты нет в руке", "card not in hand"),
+    "reason_short.code_already_used": ("код уже использован", "code already used"),
+    "reason_short.unknown_code": ("неизвестный код", "unknown code"),
+    "reason_short.voided": ("отменено организатором", "voided by the organiser"),
+    # take sources
+    "source.phone": ("телефон", "phone"),
+    "source.organiser": ("организатор", "organiser"),
+    # error codes of the event, feed and auction services
+    "error.validation_error": ("Проверьте поля формы.", "Check the form's fields."),
+    "error.event_not_found": ("Событие не найдено.", "Event not found."),
+    "error.checkpoint_not_found": ("КП не найден.", "CP not found."),
+    "error.csv_invalid": (
+        "В CSV есть ошибки, ничего не изменено:",
+        "The CSV has errors; nothing was changed:",
+    ),
+    "error.csv_missing": ("Выберите файл CSV.", "Choose a CSV file."),
+    "error.csv_missing_file": ("Выберите файл CSV.", "Choose a CSV file."),
+    "error.csv_missing_columns": (
+        "В CSV нет нужных столбцов.",
+        "The CSV lacks required columns.",
+    ),
+    "error.iof_invalid": (
+        "В файле IOF XML есть ошибки, никто не добавлен:",
+        "The IOF XML file has errors; nobody was added:",
+    ),
+    "error.csv_not_utf8": ("Файл должен быть в кодировке UTF-8.", "The file must be UTF-8."),
+    "error.csv_too_large": ("Файл слишком большой.", "The file is too large."),
+    "error.payload_too_large": ("Файл слишком большой.", "The file is too large."),
+    "error.deck_invalid": (
+        "В колоде есть ошибки, ничего не изменено:",
+        "The deck has errors; nothing was changed:",
+    ),
+    "error.deck_in_play": (
+        "Взятия уже записаны: колода больше не меняется.",
+        "Takes are recorded: the deck can no longer change.",
+    ),
+    "error.duplicate_card": ("Карта повторяется.", "A card appears twice."),
+    "error.participants_invalid": (
+        "Ошибки в участниках, никто не добавлен:",
+        "Errors in the participants; nobody was added:",
+    ),
+    "error.external_id_taken": ("Этот номер уже занят.", "That number is already taken."),
+    "error.participant_has_takes": (
+        "У участника уже есть взятия: удалить его нельзя.",
+        "The participant has takes and cannot be removed.",
+    ),
+    "error.participants_exist": (
+        "Участники уже получили коды сохранения: их число не меняется.",
+        "Participants already have their save codes: the number cannot change.",
+    ),
+    "error.auction_not_found": ("Аукцион не найден.", "Auction not found."),
+    "error.auction_already_closed": ("Аукцион уже закрыт.", "The auction is already closed."),
+    "error.bid_not_found": ("Ставка не найдена.", "Bid not found."),
+    "error.not_your_bid": ("Это не ваша ставка.", "That is not your bid."),
+    "error.round_not_closed": ("Раунд ещё не закрыт.", "The round is not closed yet."),
+    "error.receipt_not_found": ("Квитанция не найдена.", "Receipt not found."),
+    "error.key_not_found": ("Ключ не найден.", "Key not found."),
+    "error.key_already_revoked": ("Ключ уже отозван.", "The key is already revoked."),
+    "error.not_your_state": ("Это не ваши данные.", "That is not your state."),
+    "error.bad_signature": ("Неверная подпись запроса.", "The request signature is wrong."),
+    "error.signature_required": ("Нужна подпись запроса.", "The request must be signed."),
+    "error.stale_signature": (
+        "Подпись запроса устарела.",
+        "The request signature is too old.",
+    ),
+}
+BASE_KEYS = frozenset(MESSAGES)  # a setup message never replaces one of these (tested)
+MESSAGES.update(SETUP_MESSAGES)
+
+
 def negotiate(request: Request) -> str:
     """The page language: the `lang` cookie when it names a known language, else Russian."""
     lang = request.cookies.get(LANG_COOKIE, "")
@@ -610,6 +840,15 @@ def count(lang: str, n: int, noun: str) -> str:
     else:
         form = forms[2]
     return f"{n} {form}"
+
+
+def label(lang: str, prefix: str, code: str | None) -> str:
+    """The message `<prefix>.<code>` (a reason, status, source… in words); a code the
+    catalogue does not know (an integration's own source name) is shown as given."""
+    if not code:
+        return ""
+    text = translate(lang, f"{prefix}.{code}")
+    return code if text == f"{prefix}.{code}" else text
 
 
 def translator(lang: str) -> Callable[..., str]:

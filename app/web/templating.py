@@ -53,6 +53,7 @@ def page_context(request: Request) -> dict[str, Any]:
     return {
         "lang": lang,
         "t": i18n.translator(lang),
+        "label": partial(i18n.label, lang),
         "csrf_token": csrf_token(request),
         "card": partial(display_card, lang=lang),
         "card_colour": card_colour,

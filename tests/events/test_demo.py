@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -28,11 +29,26 @@ HINT_HOLDS = {
     "no suit at all": lambda c: c in ("JK1", "JK2"),
     "wild": lambda c: c in ("JK1", "JK2"),
 }
+# The same statements as the Russian demo words them.
+HINT_HOLDS_RU = {
+    "красная масть": HINT_HOLDS["red suit"],
+    "чёрная масть": HINT_HOLDS["black suit"],
+    "картинка (валет, дама или король)": HINT_HOLDS["a picture card"],
+    "не картинка": HINT_HOLDS["not a picture card"],
+    "не джокер": HINT_HOLDS["not a joker"],
+    "туз": HINT_HOLDS["an ace"],
+    "числовая карта, от 2 до 10": HINT_HOLDS["a number card, 2 to 10"],
+    "старше восьмёрки": HINT_HOLDS["higher than 8"],
+    "без масти": HINT_HOLDS["no suit at all"],
+    "дикая карта": HINT_HOLDS["wild"],
+}
+CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 
 
-def test_demo_event(session, client: TestClient, admin: dict[str, str]) -> None:
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_demo_event(session, client: TestClient, admin: dict[str, str], lang: str) -> None:
     now = datetime.now(UTC)
-    demo = load_demo(session, "http://demo.test", now=now)
+    demo = load_demo(session, "http://demo.test", now=now, lang=lang)
     session.commit()
     event = demo.event
     assert event.status == "course_open"
@@ -47,8 +63,15 @@ def test_demo_event(session, client: TestClient, admin: dict[str, str]) -> None:
         assert AREA_LAT[0] <= cp.lat <= AREA_LAT[1]
         assert AREA_LON[0] <= cp.lon <= AREA_LON[1]
         place, card_hint = cp.hint.split("; ")
-        assert place
-        assert HINT_HOLDS[card_hint](cp.card), (cp.card, cp.hint)
+        assert place and bool(CYRILLIC.search(place)) == (lang == "ru")
+        holds = HINT_HOLDS_RU if lang == "ru" else HINT_HOLDS
+        assert holds[card_hint](cp.card), (cp.card, cp.hint)
+    assert bool(CYRILLIC.search(event.name)) == (lang == "ru")
+    names = [p.name for p in demo.participants]
+    expected = ["Анна Петрова", "Борис Иванов", "Команда «Лось»", "Команда «Лиса»"]
+    assert names == (
+        expected if lang == "ru" else ["Anna Petrova", "Boris Ivanov", "Team Elk", "Team Fox"]
+    )
     assert len(demo.participants) == 4
     for runner in demo.participants:
         stored = session.scalar(
@@ -74,9 +97,12 @@ def test_serve_loads_the_demo_only_into_an_empty_database(settings) -> None:
     assert load_demo_if_empty(settings) is None
 
 
-def test_cli_has_a_demo_command() -> None:
+def test_cli_has_a_demo_command_in_russian_or_english() -> None:
     args = build_parser().parse_args(["demo"])
-    assert args.func.__name__ == "cmd_demo"
+    assert args.func.__name__ == "cmd_demo" and args.lang == "ru"
+    assert build_parser().parse_args(["demo", "--lang", "en"]).lang == "en"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--lang", "de"])
 
 
 @pytest.mark.parametrize(
@@ -108,5 +134,6 @@ def test_demo_links_use_the_served_address(
         get_settings.cache_clear()
     out = capsys.readouterr().out
     assert out.count(f"{base}/p/") == 4
-    assert f"{base}/api/v1/events/" in out
+    assert f"{base}/admin/login?next=/admin/events/" in out  # pages, not the raw API
+    assert f"{base}/admin/events/" in out and "/api/v1/" not in out
     assert ":8000" not in out

@@ -65,7 +65,7 @@ def test_checkpoints_page_shows_cards_and_codes(client: TestClient, event_with_p
     admin_login(client)
     page = client.get(f"/admin/events/{event_id}/checkpoints").text
     assert f"CPQHSECRETCODE{event_id}" in page and "DQH" in page and "Q♥" in page
-    assert f"/api/v1/events/{event_id}/print/checkpoints" in page
+    assert f"/admin/events/{event_id}/print/checkpoints" in page
 
 
 def test_participant_cards_are_printed_through_a_csrf_protected_form(

@@ -1,0 +1,472 @@
+"""Organiser setup pages: create and edit an event, the deck, the participants.
+
+Plain HTML forms that work without JavaScript; form fields are named as the API's
+JSON fields (`name`, `opens_at`, `timezone`, `hand_ranking`, `save_codes_per_participant`,
+`seed`, `lat`, `lon`, `hint`, `external_id`, `category`; uploads as `file`). Each route
+checks the organiser (`AdminPage`) and the form's CSRF token (`CsrfDep`), then calls the
+event services that the API calls too; a refused form goes back to its page with the
+message through `app.web.forms` (one error handler, nothing stored).
+
+Times on these pages are in the event's IANA time zone (`datetime-local` fields).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, File, Form, Path, Request, Response, UploadFile
+from markupsafe import Markup
+
+from app.core import iof
+from app.core.deps import SessionDep, SettingsDep
+from app.core.errors import AppError, Unprocessable
+from app.events import printing
+from app.events import repository as events_repo
+from app.events import service as events_service
+from app.events.deps import EventDep
+from app.events.endpoints import MAX_CSV_BYTES, csv_text
+from app.events.formats import ParticipantRow
+from app.events.models import Event
+from app.events.qr import personal_url, qr_svg
+from app.events.schemas import (
+    CheckpointUpdate,
+    EventCreate,
+    EventUpdate,
+    ParticipantCreate,
+    check_timezone,
+)
+from app.feed import repository as feed_repo
+from app.feed.rules import PlayState
+from app.flows import course as course_flow
+from app.web import sessions
+from app.web.admin import AdminPage, local
+from app.web.admin_course import replay_lines
+from app.web.common import render
+from app.web.forms import (
+    CsrfDep,
+    done,
+    forget_messages,
+    page_messages,
+    redirect_on_error,
+)
+from app.web.i18n import negotiate
+
+router = APIRouter(prefix="/admin", include_in_schema=False)
+
+LINK_FLASH_COOKIE = "rp_new_link"  # a personal link just issued, shown once
+DEFAULT_TIMEZONE = "Europe/Moscow"
+LOCAL_INPUT = "%Y-%m-%dT%H:%M"  # the value format of <input type="datetime-local">
+Text = Annotated[str, Form()]
+
+
+def page(request: Request, template: str, context: dict[str, Any]) -> Response:
+    """Render a setup page with the outcome of the last form (then forgotten)."""
+    messages = page_messages(request)
+    if "defaults" in context:  # a refused form shows what was sent
+        context["v"] = {**context["defaults"], **messages["form"]}
+    response = render(request, template, {**context, **messages})
+    return forget_messages(request, response)
+
+
+def event_url(event: Event, suffix: str = "") -> str:
+    return f"/admin/events/{event.id}{suffix}"
+
+
+# --- events --------------------------------------------------------------------------
+
+
+def local_moment(value: str, timezone: str, field: str) -> datetime:
+    """A `datetime-local` value (`2026-06-13T12:00`) in the IANA zone `timezone` as an
+    aware datetime; an offset in the value wins. Raises Unprocessable naming `field`."""
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise Unprocessable(
+            f"{field} is not a date and time.",
+            errors=[{"field": field, "msg": "not a date and time"}],
+        ) from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(timezone))
+    try:
+        moment.astimezone(UTC)
+    except OverflowError as exc:  # year 1 or 9999 at the edge of the range
+        raise Unprocessable(
+            f"{field} is out of range.", errors=[{"field": field, "msg": "out of range"}]
+        ) from exc
+    return moment
+
+
+def checked_timezone(value: str) -> str:
+    """`value` when it is an IANA time zone; else Unprocessable naming the field."""
+    try:
+        return check_timezone(value.strip())
+    except ValueError as exc:
+        raise Unprocessable(
+            "Unknown time zone.", errors=[{"field": "timezone", "msg": str(exc)}]
+        ) from exc
+
+
+def event_form_values(event: Event) -> dict[str, Any]:
+    """The edit form's values of `event` (window in its own time zone)."""
+    return {
+        "name": event.name,
+        "timezone": event.timezone,
+        "opens_at": local(event.opens_at, event, LOCAL_INPUT),
+        "closes_at": local(event.closes_at, event, LOCAL_INPUT),
+        "hand_ranking": event.hand_ranking,
+        "save_codes_per_participant": event.save_codes_per_participant,
+        "award_places": event.award_places,
+    }
+
+
+@router.get("/new-event")
+def new_event_form(request: Request, _: AdminPage) -> Response:
+    """The form of a new event: name, course window (event time), time zone, ranking
+    preset, save codes per participant, places."""
+    defaults = {
+        "timezone": DEFAULT_TIMEZONE,
+        "hand_ranking": "seed",
+        "save_codes_per_participant": 10,
+        "award_places": 3,
+    }
+    return page(request, "admin/event_form.html", {"nav": "events", "defaults": defaults})
+
+
+@router.post("/new-event")
+def create_event(
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    __: CsrfDep,
+    name: Text = "",
+    opens_at: Text = "",
+    closes_at: Text = "",
+    timezone: Text = DEFAULT_TIMEZONE,
+    hand_ranking: Text = "seed",
+    save_codes_per_participant: Text = "10",
+    award_places: Text = "3",
+) -> Response:
+    """Create the event in status `draft` (`events.service.create_event`), then its deck page."""
+    values = {
+        "name": name,
+        "opens_at": opens_at,
+        "closes_at": closes_at,
+        "timezone": timezone,
+        "hand_ranking": hand_ranking,
+        "save_codes_per_participant": save_codes_per_participant,
+        "award_places": award_places,
+    }
+    with redirect_on_error("/admin/new-event", values):
+        zone = checked_timezone(timezone)
+        data = EventCreate(
+            name=name.strip(),
+            opens_at=local_moment(opens_at, zone, "opens_at"),
+            closes_at=local_moment(closes_at, zone, "closes_at"),
+            timezone=zone,
+            hand_ranking=hand_ranking,  # type: ignore[arg-type]
+            save_codes_per_participant=save_codes_per_participant,  # type: ignore[arg-type]
+            award_places=award_places,  # type: ignore[arg-type]
+        )
+        event = events_service.create_event(session, data)
+    return done(event_url(event, "/checkpoints"), "event_created")
+
+
+@router.get("/events/{event_id}/settings")
+def event_settings(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """Edit the event's fields other than the course window (the course page changes it)."""
+    context = {
+        "event": event,
+        "section": "settings",
+        "defaults": event_form_values(event),
+        "has_takes": events_repo.event_has_takes(session, event.id),
+        "opens": local(event.opens_at, event),
+        "closes": local(event.closes_at, event),
+    }
+    return page(request, "admin/event_form.html", context)
+
+
+@router.post("/events/{event_id}/settings")
+def update_event(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    __: CsrfDep,
+    name: Text = "",
+    timezone: Text = "",
+    hand_ranking: Text = "",
+    save_codes_per_participant: Text = "",
+    award_places: Text = "",
+    confirm: Text = "",
+) -> Response:
+    """Change name, time zone, places, save codes per participant (`participants_exist` once
+    participants got theirs) and the ranking preset, through `flows.course.change_event`
+    (the same as `PATCH`). A preset change that replays recorded takes is first shown as
+    a preview ("11 takes of 1 participant …"); `confirm=1` applies it."""
+    url = event_url(event, "/settings")
+    values = {
+        "name": name,
+        "timezone": timezone,
+        "hand_ranking": hand_ranking,
+        "save_codes_per_participant": save_codes_per_participant,
+        "award_places": award_places,
+    }
+    with redirect_on_error(url, values):
+        data = EventUpdate(
+            name=name.strip(),
+            timezone=checked_timezone(timezone),
+            hand_ranking=hand_ranking or event.hand_ranking,  # type: ignore[arg-type]
+            save_codes_per_participant=save_codes_per_participant,  # type: ignore[arg-type]
+            award_places=award_places,  # type: ignore[arg-type]
+        )
+        replays = data.hand_ranking != event.hand_ranking and events_repo.event_has_takes(
+            session, event.id
+        )
+        if replays and confirm != "1":
+            preview = course_flow.change_event(session, event, data, dry_run=True)
+            lines = replay_lines(negotiate(request), preview.replay, applied=False)
+            context = {"event": event, "section": "settings", "fields": values, "lines": lines}
+            return render(request, "admin/settings_confirm.html", context)
+        course_flow.change_event(session, event, data)
+    return done(url, "event_saved")
+
+
+# --- the deck ------------------------------------------------------------------------
+
+
+@router.get("/events/{event_id}/checkpoints")
+def checkpoints_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """The deck: shuffle, CSV upload, every CP with its card, codes and an in-place edit of
+    its coordinates and hint; links to the public preview and the QR sheet."""
+    context = {
+        "event": event,
+        "section": "checkpoints",
+        "checkpoints": events_repo.checkpoints(session, event.id),
+        "deck_locked": events_repo.event_has_takes(session, event.id),
+    }
+    return page(request, "admin/checkpoints.html", context)
+
+
+@router.post("/events/{event_id}/checkpoints/shuffle")
+def shuffle_deck(
+    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, seed: Text = ""
+) -> Response:
+    """Deal a shuffled deck (`events.service.shuffle_deck`); an empty seed draws one."""
+    url = event_url(event, "/checkpoints")
+    with redirect_on_error(url, {"seed": seed}):
+        try:
+            number = int(seed) if seed.strip() else None
+        except ValueError as exc:
+            raise Unprocessable(
+                "The seed is not a whole number.",
+                errors=[{"field": "seed", "msg": "not a whole number"}],
+            ) from exc
+        if number is not None and not 0 <= number < 2**63:
+            raise Unprocessable(
+                "The seed is out of range.", errors=[{"field": "seed", "msg": "0 to 2^63-1"}]
+            )
+        events_service.shuffle_deck(session, event, number)
+    return done(url, "deck_shuffled")
+
+
+def read_upload(file: UploadFile | None) -> bytes:
+    """The uploaded file (at most the API's limit, 413 `payload_too_large`); Unprocessable
+    `csv_missing_file` when none was chosen."""
+    if file is None or not file.filename:
+        raise Unprocessable("Choose a file.", code="csv_missing_file")
+    data = file.file.read(MAX_CSV_BYTES + 1)
+    if len(data) > MAX_CSV_BYTES:
+        raise AppError("The file is too large.", code="payload_too_large", status=413)
+    return data
+
+
+Upload = Annotated[UploadFile | None, File()]
+
+
+@router.post("/events/{event_id}/checkpoints/import")
+def import_checkpoints(
+    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, file: Upload = None
+) -> Response:
+    """Set the deck from the CSV `number, card, lat, lon, hint` (all rows or nothing;
+    errors by row on the page)."""
+    url = event_url(event, "/checkpoints")
+    with redirect_on_error(url):
+        events_service.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
+    return done(url, "deck_imported")
+
+
+def optional_float(value: str, field: str) -> float | None:
+    """A coordinate typed in a form (`55.8`, `55,8`; empty: none); Unprocessable otherwise."""
+    value = value.strip().replace(",", ".")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise Unprocessable(
+            f"{field} is not a number.", errors=[{"field": field, "msg": "not a number"}]
+        ) from exc
+
+
+@router.post("/events/{event_id}/checkpoints/{number}")
+def update_checkpoint(
+    event: EventDep,
+    number: Annotated[int, Path(ge=1, le=9999)],
+    session: SessionDep,
+    _: AdminPage,
+    __: CsrfDep,
+    lat: Text = "",
+    lon: Text = "",
+    hint: Text = "",
+) -> Response:
+    """Edit one CP's coordinates and hint in place (`events.service.update_checkpoint`)."""
+    url = event_url(event, "/checkpoints")
+    with redirect_on_error(f"{url}#cp-{number}"):
+        data = CheckpointUpdate(
+            lat=optional_float(lat, "lat"), lon=optional_float(lon, "lon"), hint=hint.strip()
+        )
+        events_service.update_checkpoint(session, event, number, data)
+    return done(f"{url}#cp-{number}", "checkpoint_saved")
+
+
+@router.get("/events/{event_id}/checkpoints/public")
+def public_checkpoints(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """Preview of the public CP list: what participants see before the start (number,
+    coordinates, hint; never a card or a code: `events.service.public_rows`)."""
+    context = {
+        "event": event,
+        "section": "checkpoints",
+        "rows": events_service.public_rows(session, event),
+    }
+    return page(request, "admin/checkpoints_public.html", context)
+
+
+@router.get("/events/{event_id}/print/checkpoints")
+def print_checkpoints(
+    event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: AdminPage
+) -> Response:
+    """The QR sheet for the printer (a page: without a session it leads to the sign-in)."""
+    checkpoints = events_repo.checkpoints(session, event.id)
+    return printing.checkpoint_sheet(request, event, checkpoints, settings.base_url)
+
+
+# --- participants --------------------------------------------------------------------
+
+
+@router.get("/events/{event_id}/participants")
+def participants_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage
+) -> Response:
+    """Participants with their state; forms to add one, import a CSV, print the cards,
+    re-issue a link and remove one who has no take yet."""
+    states = {
+        participant.id: PlayState.from_json(row.state)
+        for row, participant in feed_repo.states_of_event(session, event.id)
+    }
+    with_takes = set(feed_repo.participant_ids_with_takes(session, event.id))
+    rows = [
+        {"participant": p, "state": states.get(p.id), "has_takes": p.id in with_takes}
+        for p in events_repo.participants(session, event.id)
+    ]
+    new_link = None
+    raw = request.cookies.get(LINK_FLASH_COOKIE)
+    if raw:
+        value = sessions.read_flash(request, raw, LINK_FLASH_COOKIE)
+        if value:
+            external_id, _, url = value.partition(" ")
+            new_link = {"external_id": external_id, "url": url, "qr": Markup(qr_svg(url))}
+    context = {"event": event, "section": "participants", "rows": rows, "new_link": new_link}
+    response = page(request, "admin/participants.html", context)
+    if raw:
+        response.delete_cookie(LINK_FLASH_COOKIE, path="/admin")
+    return response
+
+
+def show_link_once(request: Request, response: Response, external_id: str, url: str) -> Response:
+    """The next page shows this personal link once (a signed cookie, 2 minutes)."""
+    sessions.set_flash(request, response, LINK_FLASH_COOKIE, f"{external_id} {url}", "/admin")
+    return response
+
+
+@router.post("/events/{event_id}/participants")
+def add_participant(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: AdminPage,
+    __: CsrfDep,
+    name: Text = "",
+    external_id: Text = "",
+    category: Text = "",
+) -> Response:
+    """Add one participant (`events.service.create_participant`); the page then shows their
+    personal link once."""
+    url = event_url(event, "/participants")
+    values = {"name": name, "external_id": external_id, "category": category}
+    with redirect_on_error(url, values):
+        data = ParticipantCreate(
+            name=name, external_id=external_id.strip() or None, category=category.strip() or None
+        )
+        new = events_service.create_participant(
+            session, event, ParticipantRow(data.name, data.external_id, data.category)
+        )
+    link = personal_url(settings.base_url, new.access_token)
+    response = done(url, "participant_added")
+    return show_link_once(request, response, new.participant.external_id, link)
+
+
+@router.post("/events/{event_id}/participants/import")
+def import_participants(
+    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, file: Upload = None
+) -> Response:
+    """Participants from the CSV `name, external_id, category` or an IOF XML 3.0 EntryList,
+    as the API's import (all or nothing; the page lists the errors by row or entry).
+    Their links come with the printed cards."""
+    url = event_url(event, "/participants")
+    with redirect_on_error(url):
+        data = read_upload(file)
+        if iof.looks_like_xml(data):
+            events_service.import_participants_iof(session, event, data)
+        else:
+            events_service.import_participants_csv(session, event, csv_text(data))
+    return done(url, "participants_imported")
+
+
+@router.post("/events/{event_id}/participants/{external_id}/access-token")
+def reissue_link(
+    event: EventDep,
+    external_id: str,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: AdminPage,
+    __: CsrfDep,
+) -> Response:
+    """A new personal link for one participant (the old one stops working), shown once."""
+    url = event_url(event, "/participants")
+    with redirect_on_error(url):
+        participant = events_service.get_participant(session, event, external_id)
+        new = events_service.reissue_token(session, event, participant)
+    link = personal_url(settings.base_url, new.access_token)
+    return show_link_once(request, done(url, "link_reissued"), external_id, link)
+
+
+@router.post("/events/{event_id}/participants/{external_id}/delete")
+def remove_participant(
+    event: EventDep, external_id: str, session: SessionDep, _: AdminPage, __: CsrfDep
+) -> Response:
+    """Remove a participant who has no take (`participant_has_takes` otherwise)."""
+    url = event_url(event, "/participants")
+    with redirect_on_error(url):
+        participant = events_service.get_participant(session, event, external_id)
+        events_service.delete_participant(session, event, participant)
+    return done(url, "participant_removed")
