@@ -757,6 +757,18 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "The CSV has errors; nothing was changed:",
     ),
     "error.csv_missing": ("Выберите файл CSV.", "Choose a CSV file."),
+    "error.not_signed_in": (
+        "Сначала откройте свою личную ссылку.",
+        "Open your personal link first.",
+    ),
+    "error.unsupported_media_type": (
+        "Этот формат данных не принимается.",
+        "This kind of content is not accepted.",
+    ),
+    "error.cross_origin": (
+        "Отправка должна идти со страниц этого сайта.",
+        "The batch must come from this site's pages.",
+    ),
     "error.csv_missing_file": ("Выберите файл CSV.", "Choose a CSV file."),
     "error.csv_missing_columns": (
         "В CSV нет нужных столбцов.",
