@@ -48,6 +48,18 @@ class Settings(BaseSettings):
         ge=1,
         description="Transactions of combined deliveries one process runs at once per event.",
     )
+    feed_clock_tolerance_seconds: float = Field(
+        default=30,
+        ge=0,
+        description="A batch whose `sent_at` is further than this from the server clock has "
+        "its takes' times corrected by the device's offset.",
+    )
+    feed_signature_max_age_seconds: int = Field(
+        default=86400,
+        ge=1,
+        description="How far a signed delivery's `X-Signature-Timestamp` may be from the "
+        "server clock (redeliveries store nothing, so a wide window is safe).",
+    )
     scan_unknown_codes_per_minute: int = Field(
         default=10,
         description="Unknown codes a participant may scan per minute before 429 (code guessing).",

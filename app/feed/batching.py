@@ -26,6 +26,7 @@ import weakref
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio.to_thread
@@ -48,6 +49,8 @@ class Delivery:
     body: bytes
     items: Sequence[Any]
     future: asyncio.Future[list[TakeResult]]
+    sent_at: datetime | None = None  # the device's clock when it sent the delivery
+    clock_tolerance: timedelta = service.CLOCK_TOLERANCE  # FEED_CLOCK_TOLERANCE_SECONDS
 
 
 class FeedBatcher:
@@ -58,20 +61,32 @@ class FeedBatcher:
         self.app = app
         self.max_takes: int = settings.feed_batch_max_takes
         self.concurrency: int = settings.feed_batch_concurrency
+        self.clock_tolerance = timedelta(seconds=settings.feed_clock_tolerance_seconds)
         self.queues: defaultdict[int, deque[Delivery]] = defaultdict(deque)
         self.flushers: defaultdict[int, int] = defaultdict(int)
         self.tasks: set[asyncio.Task[None]] = set()
 
     async def deliver(
-        self, event_id: int, request: Request, body: bytes, items: Sequence[Any]
+        self,
+        event_id: int,
+        request: Request,
+        body: bytes,
+        items: Sequence[Any],
+        *,
+        sent_at: datetime | None = None,
     ) -> list[TakeResult]:
         """Store `items` (a delivery's takes) for `event_id`; their results, in input order.
+
+        `sent_at`: the device's clock when it sent them (`service.ingest` corrects the
+        takes' times when it is off by more than FEED_CLOCK_TOLERANCE_SECONDS).
 
         Raises what the delivery alone would raise: NotFound `event_not_found`,
         Unauthorized (`keys.feed_actor`), or an unexpected error of its own.
         """
         future: asyncio.Future[list[TakeResult]] = asyncio.get_running_loop().create_future()
-        self.queues[event_id].append(Delivery(request, body, items, future))
+        self.queues[event_id].append(
+            Delivery(request, body, items, future, sent_at, self.clock_tolerance)
+        )
         if self.flushers[event_id] < self.concurrency:
             self.flushers[event_id] += 1
             task = asyncio.create_task(self._flush(event_id))
@@ -128,6 +143,9 @@ class FeedBatcher:
 def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[Answer]:
     """One transaction for `batch`: authorise each delivery, ingest all their takes, commit.
 
+    Each delivery's `sent_at` applies to its own takes (device clocks, `service.ingest`;
+    the tolerance is the app's setting, the same for every delivery).
+
     Returns, per delivery, its results (in its input order) or the error that
     refuses it alone (NotFound, Unauthorized). Raises when the transaction fails
     (nothing of it is stored then).
@@ -141,6 +159,7 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
         answers: list[Answer | None] = [None] * len(batch)
         items: list[Any] = []
         recorded_by: list[str] = []
+        sent_at: list[datetime | None] = []
         owners: list[int] = []
         for index, delivery in enumerate(batch):
             try:
@@ -150,9 +169,18 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
                 continue
             items.extend(delivery.items)
             recorded_by.extend(actor for _ in delivery.items)
+            sent_at.extend(delivery.sent_at for _ in delivery.items)
             owners.extend(index for _ in delivery.items)
         results = (
-            service.ingest(session, event, items, recorded_by=recorded_by, frozen=frozen)
+            service.ingest(
+                session,
+                event,
+                items,
+                recorded_by=recorded_by,
+                frozen=frozen,
+                sent_at=sent_at,
+                clock_tolerance=batch[0].clock_tolerance,
+            )
             if items
             else []
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from app.core import csvfiles
 from app.core.db import utcnow
@@ -28,6 +28,8 @@ from app.feed.schemas import (
     ParticipantStateRead,
     RebuildRead,
     ScanCreate,
+    SourceClockRead,
+    SourceClockUpdate,
     TakeResult,
     TakesBatchCreate,
     TakesBatchRead,
@@ -73,10 +75,15 @@ async def deliver_takes(
     (`X-Signature-Timestamp`, `X-Signature`: HMAC-SHA256 over `timestamp + "." + body`).
     A bad item gets `status` `error` and never rejects the others; a
     redelivered `(source, source_id)` stores nothing (`duplicate_delivery`).
+    `sent_at` (optional): the device's clock when it sent the batch; when it is off
+    by more than FEED_CLOCK_TOLERANCE_SECONDS the takes' times are corrected by
+    `received_at − sent_at` (the device time and the offset are kept with each take).
     404 `event_not_found`. Concurrent deliveries to an event share a transaction
     (`app.feed.batching`); each gets its own results once they are committed.
     """
-    results = await feed_batcher(request.app).deliver(event_id, request, body, batch.takes)
+    results = await feed_batcher(request.app).deliver(
+        event_id, request, body, batch.takes, sent_at=batch.sent_at
+    )
     return TakesBatchRead(results=results)
 
 
@@ -252,6 +259,25 @@ def corrections(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[C
         )
         for e in service.corrections(session, event)
     ]
+
+
+@router.put(
+    "/events/{event_id}/sources/{source}/clock",
+    response_model=SourceClockRead,
+    summary="Set a source's clock offset",
+)
+def set_source_clock(
+    event: EventDep,
+    source: Annotated[Source, Path()],
+    body: SourceClockUpdate,
+    session: SessionDep,
+    _: OrganiserDep,
+) -> SourceClockRead:
+    """Every take of `source` is played at its device time + `offset_seconds` (null clears
+    the offset); the participants with takes of that source are replayed (RULES.md I-4).
+    The takes are not edited: the offset is a new log row. 404 `source_not_found`,
+    409 `feed_closed` once the ceremony has begun."""
+    return service.set_source_clock(session, event, source, body.offset_seconds, actor="organiser")
 
 
 @router.post("/events/{event_id}/rebuild", response_model=RebuildRead, summary="Rebuild state")

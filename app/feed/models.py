@@ -34,6 +34,10 @@ class Take(Base):
     taken_at: Mapped[datetime]
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     recorded_by: Mapped[str] = mapped_column(String(120))
+    # A device clock corrected at receipt (the batch's `sent_at` was off by more than the
+    # tolerance): `taken_at` = `device_taken_at` + `clock_offset_seconds`; both None otherwise.
+    device_taken_at: Mapped[datetime | None]
+    clock_offset_seconds: Mapped[float | None]
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
@@ -47,6 +51,25 @@ class TakeVoid(Base):
     reason: Mapped[str] = mapped_column(Text)
     voided_by: Mapped[str] = mapped_column(String(120))
     voided_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SourceClock(Base):
+    """An organiser's offset for a source's clock (a log: the latest row per source wins).
+
+    Every take of `source` is then played at its device time + `offset_seconds`
+    (`device_taken_at`, or `taken_at` when it was not corrected at receipt); None
+    clears the offset (back to the times as stored). The takes are never edited.
+    """
+
+    __tablename__ = "source_clock"
+    __table_args__ = (Index("ix_source_clock_event_id_source", "event_id", "source", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(64))
+    offset_seconds: Mapped[float | None]
+    set_by: Mapped[str] = mapped_column(String(120))
+    set_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class TakeOutcome(Base):

@@ -12,7 +12,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.events.models import Checkpoint, Participant, SaveCode
-from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
+from app.feed.models import (
+    Combination,
+    ParticipantState,
+    SourceClock,
+    Take,
+    TakeOutcome,
+    TakeVoid,
+)
 
 
 def checkpoints_of_event(session: Session, event_id: int) -> Sequence[Any]:
@@ -351,7 +358,8 @@ def save_codes_of_event(session: Session, event_id: int) -> dict[int, list[str]]
 
 
 def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
-    """Rows `(id, participant_id, code, taken_at, voided)` of every take of the event.
+    """Rows `(id, participant_id, code, taken_at, source, device_taken_at, voided)` of every
+    take of the event.
 
     Ordered by participant, then field time (RULES.md I-4: `taken_at`, then id);
     `voided` is True when an organiser voided the take. Plain rows (fast).
@@ -362,6 +370,8 @@ def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
             Take.participant_id,
             Take.code,
             Take.taken_at,
+            Take.source,
+            Take.device_taken_at,
             TakeVoid.id.is_not(None).label("voided"),
         )
         .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
@@ -433,3 +443,66 @@ def insert_projection(
             session.execute(
                 insert(model).execution_options(render_nulls=True), rows[start : start + 5000]
             )
+
+
+# -- device clocks ---------------------------------------------------------------------------
+
+
+def source_clocks(session: Session, event_id: int) -> dict[str, float]:
+    """The organiser's offsets of the event's sources (seconds), by source: the latest
+    `source_clock` row of each source; a source whose latest row clears it is absent."""
+    rows = session.execute(
+        select(SourceClock.source, SourceClock.offset_seconds)
+        .where(SourceClock.event_id == event_id)
+        .order_by(SourceClock.id)
+    )
+    latest = {source: offset for source, offset in rows}
+    return {source: offset for source, offset in latest.items() if offset is not None}
+
+
+def participant_ids_of_source(session: Session, event_id: int, source: str) -> list[int]:
+    """The participants that have a take of `source` in the event, by id."""
+    return list(
+        session.scalars(
+            select(Take.participant_id)
+            .where(Take.event_id == event_id, Take.source == source)
+            .distinct()
+            .order_by(Take.participant_id)
+        )
+    )
+
+
+def corrected_sources(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(source, takes, min_offset, max_offset)`: the sources with takes whose
+    clock was corrected at receipt (`clock_offset_seconds` set)."""
+    return session.execute(
+        select(
+            Take.source,
+            func.count().label("takes"),
+            func.min(Take.clock_offset_seconds).label("min_offset"),
+            func.max(Take.clock_offset_seconds).label("max_offset"),
+        )
+        .where(Take.event_id == event_id, Take.clock_offset_seconds.is_not(None))
+        .group_by(Take.source)
+        .order_by(Take.source)
+    ).all()
+
+
+def participants_by_source(
+    session: Session, event_id: int, sources: Iterable[str]
+) -> dict[str, list[str]]:
+    """External ids of the participants with takes of each of `sources`."""
+    wanted = sorted(set(sources))
+    found: dict[str, list[str]] = defaultdict(list)
+    if not wanted:
+        return found
+    rows = session.execute(
+        select(Take.source, Participant.external_id)
+        .join(Participant, Participant.id == Take.participant_id)
+        .where(Take.event_id == event_id, Take.source.in_(wanted))
+        .distinct()
+        .order_by(Take.source, Participant.external_id)
+    )
+    for source, external_id in rows:
+        found[source].append(external_id)
+    return found

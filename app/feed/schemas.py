@@ -33,10 +33,16 @@ class TakeCreate(BaseModel):
 
 
 class TakesBatchCreate(BaseModel):
-    """`{"takes": [...]}`, at most 1000 items. Items are validated one by one, so a bad
-    item gets an error result and never rejects the others."""
+    """`{"takes": [...], "sent_at"?}`, at most 1000 items. Items are validated one by one,
+    so a bad item gets an error result and never rejects the others."""
 
     takes: list[Any] = Field(max_length=MAX_BATCH)
+    sent_at: UTCTime | None = Field(
+        default=None,
+        description="The device's clock when it sent the batch. When it differs from the "
+        "server clock by more than FEED_CLOCK_TOLERANCE_SECONDS, the takes' times are "
+        "corrected by that offset (`device_taken_at` and `clock_offset_seconds` keep it).",
+    )
 
 
 class ItemError(BaseModel):
@@ -111,9 +117,17 @@ class StateTake(BaseModel):
     take_id: int
     code: str
     kind: str
-    taken_at: datetime
+    taken_at: datetime = Field(description="field time (a device clock corrected)")
     received_at: datetime
     source: str
+    device_taken_at: datetime | None = Field(
+        default=None, description="the device's time as sent, when its clock was corrected"
+    )
+    clock_offset_seconds: float | None = Field(
+        default=None,
+        description="the correction applied (field time − device time): the organiser's "
+        "offset of the source, else the batch's `received_at − sent_at`",
+    )
     outcome: str
     reason: str | None
     card: str | None
@@ -205,6 +219,37 @@ class FutureTakeWarning(BaseModel):
     received_at: datetime
 
 
+class DeviceClockWarning(BaseModel):
+    """A source (device) whose clock was off: `corrected_takes` stored with a corrected
+    time (offsets from `min_offset_seconds` to `max_offset_seconds`), and/or an organiser's
+    offset in force (`organiser_offset_seconds`)."""
+
+    source: str
+    corrected_takes: int
+    min_offset_seconds: float | None
+    max_offset_seconds: float | None
+    organiser_offset_seconds: float | None
+    participants: list[str]
+
+
+class SourceClockUpdate(BaseModel):
+    """`{"offset_seconds"}`: field time = device time + offset (seconds; null clears it)."""
+
+    offset_seconds: float | None = Field(ge=-7 * 86400, le=7 * 86400, allow_inf_nan=False)
+
+
+class SourceClockRead(BaseModel):
+    """The offset set for a source and what the replay of its participants changed."""
+
+    source: str
+    offset_seconds: float | None
+    set_by: str
+    set_at: datetime
+    participants: int
+    takes: int
+    changed_outcomes: int
+
+
 class WarningsRead(BaseModel):
     """Event warnings: hands never saved (RULES.md I-3), hand_full takes, unknown codes,
     takes dated in the future."""
@@ -214,6 +259,7 @@ class WarningsRead(BaseModel):
     hand_full: list[HandFullWarning]
     unknown_codes: list[UnknownCodeWarning]
     future_takes: list[FutureTakeWarning] = []
+    device_clocks: list[DeviceClockWarning] = []
 
 
 class RebuildRead(BaseModel):

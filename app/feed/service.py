@@ -37,9 +37,17 @@ from app.events.codes import normalize_code
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed import repository as repo
 from app.feed import rules
-from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
+from app.feed.models import (
+    Combination,
+    ParticipantState,
+    SourceClock,
+    Take,
+    TakeOutcome,
+    TakeVoid,
+)
 from app.feed.schemas import (
     CombinationRead,
+    DeviceClockWarning,
     FutureTakeWarning,
     HandFullWarning,
     ItemError,
@@ -47,6 +55,7 @@ from app.feed.schemas import (
     LogRead,
     ParticipantStateRead,
     PreviousOutcome,
+    SourceClockRead,
     StateTake,
     TakeCreate,
     TakeResult,
@@ -60,6 +69,8 @@ PHONE_SOURCE = "phone"
 ORGANISER_SOURCE = "organiser"
 RATE_WINDOW = timedelta(minutes=1)
 FUTURE_MARGIN = timedelta(minutes=5)  # a take dated later than receipt + this is a warning
+CLOCK_TOLERANCE = timedelta(seconds=30)  # default of Settings.feed_clock_tolerance_seconds
+MAX_CLOCK_OFFSET = timedelta(days=7)  # a device clock further off than this is not corrected
 
 
 # -- cards ---------------------------------------------------------------------------------
@@ -100,6 +111,18 @@ def voided_outcome(take_id: int, code: str, old: Any, course: rules.Course) -> r
     return rules.Outcome(take_id, kind, rules.REJECTED, VOIDED, card, cp_id, 0, 0)
 
 
+def by_strength(combinations: Iterable[Any], ranking: str) -> list[Any]:
+    """Combinations (anything with `cards` and `id`) from the strongest to the weakest
+    under `ranking` (RULES.md §1.3, the poker evaluator); equal ones by id (saved first)."""
+    from app.poker.evaluator import evaluate
+
+    def key(combination: Any) -> tuple[Any, ...]:
+        strength = evaluate(list(combination.cards), ranking=ranking).strength
+        return tuple(-level for level in strength), combination.id
+
+    return sorted(combinations, key=key)
+
+
 def describe(cards: Sequence[str], ranking: str) -> tuple[str, str]:
     """The English and Russian descriptions of a saved 5-card combination (RULES.md §1.3)."""
     from app.poker.evaluator import evaluate
@@ -121,6 +144,19 @@ class Deck:
     numbers: dict[int, int]  # checkpoint id -> CP number
     discard_codes: dict[int, str]  # checkpoint id -> discard code
     categorise: Callable[[Sequence[str]], str]
+    clocks: dict[str, float] = field(default_factory=dict)  # source -> organiser's offset (s)
+
+    def field_time(
+        self, source: str, taken_at: datetime, device_taken_at: datetime | None
+    ) -> datetime:
+        """A take's field time (UTC, RULES.md I-4): `taken_at` as stored (a device clock
+        corrected at receipt already), or, when the organiser set an offset for `source`
+        (`set_source_clock`), the device time (`device_taken_at`, else `taken_at`) plus
+        that offset. The log is never edited: the time is derived each time."""
+        offset = self.clocks.get(source)
+        if offset is None:
+            return taken_at
+        return (device_taken_at or taken_at) + timedelta(seconds=offset)
 
     def card_or_discard(self, code: str) -> rules.CheckpointRef | None:
         """The CP whose code or discard code `code` is, else None."""
@@ -139,7 +175,7 @@ class Deck:
 
 
 def load_deck(session: Session, event: Event) -> Deck:
-    """The event's CPs as a `Deck` (one query)."""
+    """The event's CPs and its sources' clock offsets as a `Deck` (two queries)."""
     checkpoints: dict[str, rules.CheckpointRef] = {}
     discards: dict[str, rules.CheckpointRef] = {}
     numbers: dict[int, int] = {}
@@ -152,7 +188,13 @@ def load_deck(session: Session, event: Event) -> Deck:
         numbers[cp_id] = number
         discard_codes[cp_id] = discard_code
     return Deck(
-        event, checkpoints, discards, numbers, discard_codes, categoriser(event.hand_ranking)
+        event,
+        checkpoints,
+        discards,
+        numbers,
+        discard_codes,
+        categoriser(event.hand_ranking),
+        repo.source_clocks(session, event.id),
     )
 
 
@@ -294,7 +336,11 @@ def replay_participant(
     """
     course = course_of(session, deck, participant.id)
     logged = repo.takes_of_participant(session, participant.id)
-    live = [rules.TakeIn(t.id, t.code, t.taken_at) for t, void in logged if void is None]
+    live = [
+        rules.TakeIn(t.id, t.code, deck.field_time(t.source, t.taken_at, t.device_taken_at))
+        for t, void in logged
+        if void is None
+    ]
     state, outcomes = rules.replay(live, course)
     by_id = {outcome.take_id: outcome for outcome in outcomes}
     existing = repo.outcomes_of_participant(session, participant.id)
@@ -471,6 +517,8 @@ def ingest(
     received_at: datetime | None = None,
     payloads: Sequence[dict[str, Any]] | None = None,
     frozen: bool | None = None,
+    sent_at: datetime | Sequence[datetime | None] | None = None,
+    clock_tolerance: timedelta = CLOCK_TOLERANCE,
 ) -> list[TakeResult]:
     """Store and apply a batch of takes (API.md feed); one result per item, in input order.
 
@@ -484,9 +532,17 @@ def ingest(
     whether the feed is frozen, when the caller has already read the event row
     FOR SHARE in this transaction (`load_event_for_feed`); None: read it here
     (`feed_frozen`).
+
+    Device clocks: `sent_at` is the sending device's clock when it sent its batch
+    (aware UTC; one for all items or one per item, None: not given). When the
+    offset `received_at − sent_at` exceeds `clock_tolerance`, every take of that
+    batch is stored with `taken_at` = its device time + the offset, and keeps the
+    device time (`device_taken_at`) and the offset (`clock_offset_seconds`); see
+    `clock_offset`. Any batch entry point (field apps, the phone sync) passes it here.
     """
     received_at = received_at or utcnow()
     senders = [recorded_by] * len(items) if isinstance(recorded_by, str) else list(recorded_by)
+    sent = [sent_at] * len(items) if not isinstance(sent_at, Sequence) else list(sent_at)
     results: list[TakeResult | None] = [None] * len(items)
     valid: list[tuple[int, TakeCreate]] = []
     for index, raw in enumerate(items):
@@ -531,23 +587,24 @@ def ingest(
         accepted = still
     to_store = [(index, item, participant) for index, item, participant in accepted
                 if index not in duplicates]  # fmt: skip
-    inserted = repo.insert_takes(
-        session,
-        [
-            {
-                "event_id": event.id,
-                "participant_id": participant.id,
-                "source": item.source,
-                "source_id": item.source_id,
-                "code": item.code,
-                "taken_at": item.taken_at,
-                "received_at": received_at,
-                "recorded_by": senders[index],
-                "payload": payloads[index] if payloads else item.model_dump(mode="json"),
-            }
-            for index, item, participant in to_store
-        ],
-    )
+    offsets = {index: clock_offset(received_at, sent[index], clock_tolerance)
+               for index, _, _ in to_store}  # fmt: skip
+    rows = [
+        {
+            "event_id": event.id,
+            "participant_id": participant.id,
+            "source": item.source,
+            "source_id": item.source_id,
+            "code": item.code,
+            **_corrected_time(item.taken_at, offsets[index]),
+            "received_at": received_at,
+            "recorded_by": senders[index],
+            "payload": payloads[index] if payloads else item.model_dump(mode="json"),
+        }
+        for index, item, participant in to_store
+    ]
+    inserted = repo.insert_takes(session, rows)
+    times = {index: row for (index, _, _), row in zip(to_store, rows, strict=True)}
     claimed: set[tuple[str, str]] = set()
     for index, item, participant in to_store:
         key = (item.source, item.source_id)
@@ -560,7 +617,9 @@ def ingest(
         claimed.add(key)
         stored[index] = take_id
         by_participant[participant.id] = participant
-        new[participant.id].append(rules.TakeIn(take_id, item.code, item.taken_at))
+        row = times[index]
+        field_time = deck.field_time(item.source, row["taken_at"], row["device_taken_at"])
+        new[participant.id].append(rules.TakeIn(take_id, item.code, field_time))
 
     outcomes: dict[int, rules.Outcome] = {}
     states = repo.states_of(session, new)  # after the lock: sees the previous holder's state
@@ -599,6 +658,87 @@ def ingest(
                 deck, item.source_id, "duplicate_delivery", take_id, originals[take_id]
             )
     return [result for result in results if result is not None]
+
+
+# -- device clocks ---------------------------------------------------------------------------
+
+
+def clock_offset(
+    received_at: datetime, sent_at: datetime | None, tolerance: timedelta
+) -> timedelta | None:
+    """A device clock's offset `received_at − sent_at` (the server clock at receipt minus
+    the device's clock when it sent the batch), when its size exceeds `tolerance`;
+    None when `sent_at` is None, within the tolerance, or more than `MAX_CLOCK_OFFSET`
+    off (a clock that wrong is a wrong setting, not drift: the times stay as sent and
+    `future_takes` flags them). Positive: the device is slow."""
+    if sent_at is None:
+        return None
+    offset = received_at - sent_at
+    if abs(offset) <= tolerance or abs(offset) > MAX_CLOCK_OFFSET:
+        return None
+    return offset
+
+
+def _corrected_time(device_time: datetime, offset: timedelta | None) -> dict[str, Any]:
+    """The time columns of a new take: `taken_at` (field time), and with a clock
+    correction the device time and the offset kept beside it."""
+    if offset is None:
+        return {"taken_at": device_time, "device_taken_at": None, "clock_offset_seconds": None}
+    return {
+        "taken_at": device_time + offset,
+        "device_taken_at": device_time,
+        "clock_offset_seconds": offset.total_seconds(),
+    }
+
+
+def set_source_clock(
+    session: Session, event: Event, source: str, offset_seconds: float | None, *, actor: str
+) -> SourceClockRead:
+    """Set (or with None clear) the organiser's offset of `source`'s clock, in seconds,
+    and replay the participants with takes of that source.
+
+    A new `source_clock` row (a log: the takes are never edited); every take of the
+    source is then played at its device time + the offset (`Deck.field_time`,
+    RULES.md I-4). 404 `source_not_found` (no take of that source in the event);
+    409 `feed_closed` once the ceremony has begun.
+    """
+    ensure_feed_open(session, event)
+    participant_ids = repo.participant_ids_of_source(session, event.id, source)
+    if not participant_ids:
+        raise NotFound(f"No take of source {source!r} in this event.", code="source_not_found")
+    repo.lock_participants(session, participant_ids)
+    now = utcnow()
+    row = SourceClock(
+        event_id=event.id, source=source, offset_seconds=offset_seconds, set_by=actor, set_at=now
+    )
+    session.add(row)
+    session.flush()
+    deck = load_deck(session, event)
+    takes = changed = 0
+    for participant_id in participant_ids:
+        participant = session.get(Participant, participant_id)
+        assert participant is not None
+        outcomes, n = replay_participant(session, deck, participant)
+        takes += len(outcomes)
+        changed += n
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="feed.source_clock_set",
+        subject=f"source:{source}",
+        details={"offset_seconds": offset_seconds, "participants": len(participant_ids),
+                 "takes": takes, "changed": changed},
+    )  # fmt: skip
+    return SourceClockRead(
+        source=source,
+        offset_seconds=offset_seconds,
+        set_by=actor,
+        set_at=now,
+        participants=len(participant_ids),
+        takes=takes,
+        changed_outcomes=changed,
+    )
 
 
 # -- phones -----------------------------------------------------------------------------------
@@ -848,7 +988,11 @@ def replay_event(session: Session, event: Event, *, actor: str) -> ReplaySummary
     for participant_id, external_id in participants:
         course = deck.course(save_codes.get(participant_id, ()))
         rows = logged[participant_id]
-        live = [rules.TakeIn(t.id, t.code, t.taken_at) for t in rows if not t.voided]
+        live = [
+            rules.TakeIn(t.id, t.code, deck.field_time(t.source, t.taken_at, t.device_taken_at))
+            for t in rows
+            if not t.voided
+        ]
         state, outcomes = rules.replay(live, course)
         by_id = {outcome.take_id: outcome for outcome in outcomes}
         for take in rows:
@@ -967,12 +1111,21 @@ def _take_fields(
         and card is not None
         and (card not in seen or (outcome is not None and outcome.reason == rules.HAND_FULL))
     ):  # the participant's view: a hand_full take reveals no card (I-1)
-        card = checkpoint = None
+        hand_full = outcome is not None and outcome.reason == rules.HAND_FULL
+        # The CP number of a hand_full take stays: the participant stood at that CP, and a
+        # number tells nothing of its card (CP numbers are public).
+        card, checkpoint = None, checkpoint if hand_full else None
+    source_offset = deck.clocks.get(take.source)
     return {
         "take_id": take.id,
         "code": take.code,
         "kind": outcome.kind if outcome else "unknown",
-        "taken_at": take.taken_at,
+        "taken_at": deck.field_time(take.source, take.taken_at, take.device_taken_at),
+        "device_taken_at": take.device_taken_at
+        or (take.taken_at if source_offset is not None else None),
+        "clock_offset_seconds": source_offset
+        if source_offset is not None
+        else take.clock_offset_seconds,
         "received_at": take.received_at,
         "source": take.source,
         "outcome": outcome.outcome if outcome else rules.REJECTED,
@@ -1008,7 +1161,10 @@ def participant_state(
         .where(Take.participant_id == participant.id)
         .order_by(Take.taken_at, Take.id)
     ).all()
-    takes = [StateTake(**_take_fields(t, o, v, deck, seen)) for t, o, v in rows]
+    takes = sorted(
+        (StateTake(**_take_fields(t, o, v, deck, seen)) for t, o, v in rows),
+        key=lambda take: (take.taken_at, take.take_id),
+    )  # field time: a source's clock offset may reorder (RULES.md I-4)
     combinations = sorted(
         repo.combinations_of(session, participant.id).values(), key=lambda c: (c.saved_at, c.id)
     )
@@ -1178,6 +1334,7 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
     return WarningsRead(
         course_closed=now >= event.closes_at,
         future_takes=future,
+        device_clocks=device_clock_warnings(session, event),
         unsaved_hands=unsaved,
         hand_full=[HandFullWarning(participant=e, name=n, count=c) for e, n, c in hand_full_rows],
         unknown_codes=[
@@ -1192,6 +1349,30 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
             for t, p in unknown_rows
         ],
     )
+
+
+def device_clock_warnings(session: Session, event: Event) -> list[DeviceClockWarning]:
+    """The sources (devices) whose clocks were off: takes corrected at receipt (a batch's
+    `sent_at` beyond the tolerance), or an organiser's offset set for the source; with
+    the offsets seen, the offset in force and the participants concerned."""
+    corrected = {row.source: row for row in repo.corrected_sources(session, event.id)}
+    clocks = repo.source_clocks(session, event.id)
+    sources = sorted(set(corrected) | set(clocks))
+    participants = repo.participants_by_source(session, event.id, sources)
+    found = []
+    for source in sources:
+        row = corrected.get(source)
+        found.append(
+            DeviceClockWarning(
+                source=source,
+                corrected_takes=row.takes if row else 0,
+                min_offset_seconds=row.min_offset if row else None,
+                max_offset_seconds=row.max_offset if row else None,
+                organiser_offset_seconds=clocks.get(source),
+                participants=participants.get(source, []),
+            )
+        )
+    return found
 
 
 # -- CSV import -------------------------------------------------------------------------------
