@@ -14,6 +14,7 @@ from app.web.templating import page_context, templates
 router = APIRouter(include_in_schema=False)
 
 ONE_YEAR = 60 * 60 * 24 * 365  # seconds
+THEME_COOKIE = "theme"
 
 
 def render(
@@ -47,6 +48,19 @@ def local_path(value: str | None, default: str = "/me") -> str:
 
 def quoted(path: str) -> str:
     return quote(path, safe="/")
+
+
+@router.get("/theme/{theme}")
+def switch_theme(theme: str, request: Request, next: str | None = None) -> Response:
+    """Set the colour theme cookie (`dark`, `light`; `auto` forgets it: the system's
+    `prefers-color-scheme` decides) and go back to the page the switch was on. A link,
+    not a script: it works without JavaScript and under a strict CSP."""
+    response = see_other(local_path(next))
+    if theme in ("dark", "light"):
+        response.set_cookie(THEME_COOKIE, theme, max_age=ONE_YEAR, samesite="lax", path="/")
+    elif theme == "auto":
+        response.delete_cookie(THEME_COOKIE, path="/")
+    return response
 
 
 @router.get("/lang/{lang}")

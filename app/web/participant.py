@@ -74,6 +74,13 @@ class GameView:
     missing: int
     known: set[str]
     state: ParticipantStateRead = field(repr=False)
+    value: tuple[str, str] | None = None  # a full hand's value (English, Russian)
+
+    def value_in(self, lang: str) -> str | None:
+        """The hand's value in the page language ("three of a kind, queens, …")."""
+        if self.value is None:
+            return None
+        return self.value[1] if lang == "ru" else self.value[0]
 
 
 def local_time(moment: datetime, event: Event) -> str:
@@ -83,6 +90,13 @@ def local_time(moment: datetime, event: Event) -> str:
     except Exception:
         zone = ZoneInfo("UTC")
     return moment.astimezone(zone).strftime("%d.%m %H:%M")
+
+
+def course_state(event: Event, now: datetime) -> str:
+    """`before`, `open` or `closed`: where `now` is in the course window (RULES.md §1.1)."""
+    if now < event.opens_at:
+        return "before"
+    return "open" if now < event.closes_at else "closed"
 
 
 def card_discard_codes(session: SessionDep, event: Event) -> dict[str, str]:
@@ -105,29 +119,35 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
     # Cards are shown only for CPs that counted for this participant (a hand_full take
-    # does not consume its CP, RULES.md I-1, so its card stays face down here).
+    # does not consume its CP, RULES.md I-1, so its card stays face down here; the
+    # participant view keeps only its CP number).
     known = {t.card for t in state.takes if t.kind == "card" and t.outcome == "counted"}
     takes = [
         {
             **take.model_dump(),
             "card": take.card if take.card in known else None,
-            "checkpoint": take.checkpoint if take.card in known else None,
             "local_time": local_time(take.taken_at, event),
         }
         for take in reversed(state.takes)
     ]
+    value = (
+        feed_service.describe(state.hand, event.hand_ranking)
+        if len(state.hand) == HAND_SIZE
+        else None
+    )
     return GameView(
         deal=state.deal,
         round=state.round,
         hand=[HandCard(card, codes.get(card)) for card in state.hand],
         discards_left=state.discards_left,
         save_codes_left=state.save_codes_left,
-        combinations=list(state.combinations),
+        combinations=feed_service.by_strength(state.combinations, event.hand_ranking),
         takes=takes,
         next=next_step,
         missing=missing,
         known=known,
         state=state,
+        value=value,
     )
 
 
@@ -194,15 +214,10 @@ def my_game(request: Request, session: SessionDep) -> Response:
         return sign_in_help(request)
     event = session.get(Event, participant.event_id)
     assert event is not None
-    now = utcnow()
     context = {
         "participant": participant,
         "event": event,
-        "course": "before"
-        if now < event.opens_at
-        else "open"
-        if now < event.closes_at
-        else "closed",
+        "course": course_state(event, utcnow()),
         "opens": local_time(event.opens_at, event),
         "closes": local_time(event.closes_at, event),
         "view": game_view(session, participant),
@@ -291,12 +306,12 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
             },
             status=404,
         )
+    event = session.get(Event, participant.event_id)
+    assert event is not None
     result = take.model_dump()
     if take.card not in view.known:
-        result["card"] = result["checkpoint"] = None
+        result["card"] = None
     if take.kind == "card" and take.outcome == "counted" and take.card:
-        event = session.get(Event, participant.event_id)
-        assert event is not None
         result["discard_code"] = card_discard_codes(session, event).get(take.card)
     combination = next((c for c in view.combinations if c.id == take_id), None)
     context = {
@@ -304,6 +319,7 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
         "view": view,
         "result": result,
         "combination": combination,
+        "course": course_state(event, utcnow()),
     }
     return render(request, "participant/take.html", context)
 
@@ -408,7 +424,9 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     won = participant.id in auction_repo.winner_ids(session, event.id)
     state = feed_service.participant_state(session, participant, as_participant=True)
     usable_ids = auction_service.usable_combination_ids(session, event, participant.id)
-    usable = [c for c in state.combinations if c.id in usable_ids]
+    usable = feed_service.by_strength(
+        (c for c in state.combinations if c.id in usable_ids), event.hand_ranking
+    )
     names = {p.external_id: p.name for p in events_repo.participants(session, event.id)}
     for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
         current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)

@@ -2,8 +2,9 @@
 
 Every template gets the globals `card(code)` (a card's display form, `Q♥`, `10♠`,
 `Joker`) and `card_colour(code)`. Pages rendered with `app.web.common.render` also get
-`page_context(request)`: `lang` (page language), `t(key, **values)` (the message
-catalogue of `app.web.i18n`) and `csrf_token` (for forms); values the caller passes win.
+`page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`, `light`),
+`t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token` (for
+forms); values the caller passes win.
 """
 
 from __future__ import annotations
@@ -45,6 +46,21 @@ def card_colour(code: str | None) -> str:
     return "red" if code[-1:] in ("H", "D") else "black"
 
 
+THEMES = ("auto", "dark", "light")  # the switch cycles through them in this order
+
+
+def theme_of(request: Request) -> str:
+    """The page's colour theme: `dark` or `light` from the `theme` cookie, else `auto`
+    (the system's `prefers-color-scheme`)."""
+    value = request.cookies.get("theme", "auto")
+    return value if value in THEMES else "auto"
+
+
+def next_theme(theme: str) -> str:
+    """The theme the switch goes to next: auto → dark → light → auto."""
+    return THEMES[(THEMES.index(theme) + 1) % len(THEMES)]
+
+
 def page_context(request: Request) -> dict[str, Any]:
     """Context shared by every page (see the module docstring)."""
     from app.web.sessions import csrf_token  # late: sessions imports settings only
@@ -52,6 +68,7 @@ def page_context(request: Request) -> dict[str, Any]:
     lang = i18n.negotiate(request)
     return {
         "lang": lang,
+        "theme": theme_of(request),
         "t": i18n.translator(lang),
         "label": partial(i18n.label, lang),
         "csrf_token": csrf_token(request),
@@ -62,5 +79,5 @@ def page_context(request: Request) -> dict[str, Any]:
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals.update(
-    card=display_card, card_colour=card_colour, normalise_code=normalize_code
+    card=display_card, card_colour=card_colour, normalise_code=normalize_code, next_theme=next_theme
 )
