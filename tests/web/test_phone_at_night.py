@@ -101,6 +101,8 @@ def test_a_hand_full_take_shows_its_cp_number_but_not_its_card(
     page = scan(client, event, "KH")
     assert f"КП {cp_number('KH')}:" in page  # CP 25
     assert "K♥" not in page and "DKH" not in page  # I-1: the card stays hidden
+    me = client.get("/me").text
+    assert "КП 25" in me and "K♥" not in me  # the take log on /me too
     bearer = {"Authorization": f"Bearer {anna.access_token}"}
     state = client.get("/api/v1/me/state", headers=bearer).json()
     last = state["takes"][-1]
