@@ -156,7 +156,10 @@ class Deck:
         offset = self.clocks.get(source)
         if offset is None:
             return taken_at
-        return (device_taken_at or taken_at) + timedelta(seconds=offset)
+        try:
+            return (device_taken_at or taken_at) + timedelta(seconds=offset)
+        except OverflowError:  # a device time at the end of the calendar: as stored
+            return taken_at
 
     def card_or_discard(self, code: str) -> rules.CheckpointRef | None:
         """The CP whose code or discard code `code` is, else None."""
@@ -682,10 +685,14 @@ def clock_offset(
 def _corrected_time(device_time: datetime, offset: timedelta | None) -> dict[str, Any]:
     """The time columns of a new take: `taken_at` (field time), and with a clock
     correction the device time and the offset kept beside it."""
-    if offset is None:
+    try:
+        corrected = device_time + offset if offset is not None else None
+    except OverflowError:  # a device time at the end of the calendar: not corrected
+        corrected = None
+    if offset is None or corrected is None:
         return {"taken_at": device_time, "device_taken_at": None, "clock_offset_seconds": None}
     return {
-        "taken_at": device_time + offset,
+        "taken_at": corrected,
         "device_taken_at": device_time,
         "clock_offset_seconds": offset.total_seconds(),
     }

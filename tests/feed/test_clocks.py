@@ -167,10 +167,21 @@ def test_the_organiser_sets_a_source_clock_and_the_takes_replay(client, admin, w
     assert takes["2S"]["clock_offset_seconds"] == -300
     assert takes["2S"]["previous"]["reason"] == "outside_course_hours"
     assert takes["4S"]["device_taken_at"] is None
+    # A rebuild of the event gives the same state (the offset is part of the log).
+    rebuilt = client.post(f"/api/v1/events/{w.id}/rebuild", headers=admin).json()
+    assert rebuilt["changed_outcomes"] == 0
+    assert state(client, admin, w, "102")["hand"] == ["2S", "4S", "3S"]
+    # A later delivery of that device is played with the offset too: 5♠ stamped
+    # CLOSES + 4:30 was taken at CLOSES − 0:30, the fourth card.
+    (late,) = deliver(
+        client, admin, w, [item(w, "102", "5S", device, CLOSES + timedelta(minutes=4.5))]
+    )
+    assert (late["outcome"], late["reason"]) == ("counted", None)
+    assert state(client, admin, w, "102")["hand"] == ["2S", "4S", "3S", "5S"]
 
     # Cleared: the takes are played at their stored times again (the log was never edited).
     cleared = set_clock(client, admin, w, device, None)
-    assert cleared.status_code == 200 and cleared.json()["changed_outcomes"] == 2
+    assert cleared.status_code == 200 and cleared.json()["changed_outcomes"] == 3
     assert state(client, admin, w, "102")["hand"] == ["4S"]
     stored = {i["card"]: i for i in log_items(client, admin, w) if i["source"] == device}
     assert parse(stored["2S"]["taken_at"]) == CLOSES + timedelta(minutes=2)
@@ -239,3 +250,15 @@ def test_a_source_clock_is_refused_once_the_feed_is_frozen(client, admin, world)
     response = set_clock(client, admin, w, "watch-5", -120)
     assert (response.status_code, response.json()["code"]) == (409, "feed_closed")
     assert state(client, admin, w, "101") == before
+
+
+def test_a_correction_past_the_end_of_the_calendar_stores_the_device_time(client, admin, world):
+    w = world
+    end = datetime(9999, 12, 31, 23, 30, tzinfo=CLOSES.tzinfo)
+    # A slow device (+1 h): the corrected time would not exist; stored as sent, not a 500.
+    (result,) = deliver(
+        client, admin, w, [item(w, "101", "2S", "odd", end)], sent_at=utcnow() - timedelta(hours=1)
+    )
+    assert (result["status"], result["reason"]) == ("accepted", "outside_course_hours")
+    (take,) = log_items(client, admin, w)
+    assert parse(take["taken_at"]) == end and take["device_taken_at"] is None
