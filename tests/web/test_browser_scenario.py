@@ -157,6 +157,9 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     assert "Аукцион открыт" in page.inner_text("main")
     screenshot(page, "participant-ceremony-open-360")
     assert axe_violations(page) == []
+    # Nothing is preselected (issue 17): the participant picks the combination.
+    assert page.locator("input[name=combination_id]:checked").count() == 0
+    page.locator("input[name=combination_id]").first.check()
     page.get_by_role("button", name="Сделать ставку").click()
     assert "Ставка принята" in page.inner_text("[role=status]")
     receipt = page.locator("#receipt-3").inner_text()
