@@ -495,6 +495,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.taken_at": ("Время", "Time"),
     "admin.source": ("Источник", "Source"),
     "admin.device_time": ("по часам устройства {time}", "device clock {time}"),
+    "admin.device_clocks": ("Часы устройств", "Device clocks"),
+    "admin.device_clocks.help": (
+        "Устройства, чьи часы расходились с часами сервера: время их взятий исправлено "
+        "на поправку (PUT …/sources/{source}/clock задаёт поправку источника).",
+        "Devices whose clocks were off the server's: their takes' times are corrected by the "
+        "offset (PUT …/sources/{source}/clock sets a source's offset).",
+    ),
+    "admin.device_clocks.corrected": ("Исправлено взятий", "Takes corrected"),
+    "admin.device_clocks.offsets": ("Поправки", "Offsets"),
+    "admin.device_clocks.organiser": ("Поправка организатора", "Organiser's offset"),
+    "admin.seconds": ("с", "s"),
     "admin.clock_offset": ("поправка {offset} с", "offset {offset} s"),
     "admin.void": ("Отменить", "Void"),
     "admin.void_reason": ("Причина", "Reason"),

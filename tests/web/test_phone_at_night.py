@@ -237,3 +237,31 @@ def event_zone():
     from zoneinfo import ZoneInfo
 
     return ZoneInfo("Europe/Moscow")
+
+
+def test_the_dashboard_lists_the_devices_whose_clocks_were_off(
+    client: TestClient, session: Session, admin: dict
+):
+    event = make_event(session)
+    make_participant(session, event, "37")
+    session.commit()
+    stamp = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=7)
+    body = {
+        "sent_at": stamp.isoformat(),
+        "takes": [
+            {
+                "participant": "37",
+                "code": event_cp_code(event, card),
+                "taken_at": stamp.isoformat(),
+                "source": "fixpoint-7",
+                "source_id": f"fp-{card}",
+            }
+            for card in ("QH", "QD")
+        ],
+    }
+    client.post(f"/api/v1/events/{event.id}/takes", json=body, headers=admin)
+    admin_login(client)
+    page = client.get(f"/admin/events/{event.id}").text
+    table = re.search(r'<table class="device-clocks">.*?</table>', page, re.S).group(0)
+    row = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", table.split("<tbody>")[1])).strip()
+    assert re.fullmatch(r"fixpoint-7 2 -4[12]\d с 37", row), row
