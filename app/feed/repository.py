@@ -448,14 +448,17 @@ def insert_projection(
 # -- device clocks ---------------------------------------------------------------------------
 
 
+_SOURCE_CLOCKS = (  # built once: read on every feed transaction (`service.load_deck`)
+    select(SourceClock.source, SourceClock.offset_seconds)
+    .where(SourceClock.event_id == bindparam("event_id"))
+    .order_by(SourceClock.id)
+)
+
+
 def source_clocks(session: Session, event_id: int) -> dict[str, float]:
     """The organiser's offsets of the event's sources (seconds), by source: the latest
     `source_clock` row of each source; a source whose latest row clears it is absent."""
-    rows = session.execute(
-        select(SourceClock.source, SourceClock.offset_seconds)
-        .where(SourceClock.event_id == event_id)
-        .order_by(SourceClock.id)
-    )
+    rows = session.execute(_SOURCE_CLOCKS, {"event_id": event_id})
     latest = {source: offset for source, offset in rows}
     return {source: offset for source, offset in latest.items() if offset is not None}
 
