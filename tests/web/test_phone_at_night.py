@@ -118,13 +118,15 @@ def test_the_result_page_has_the_code_field_and_the_closed_course_hides_it(
     signed_in(client, anna.access_token)
     result = scan(client, event, "QH")
     assert CODE_FORM in result and 'name="code"' in result
-    assert CODE_FORM in client.get("/me").text
+    open_page = client.get("/me").text
+    assert CODE_FORM in open_page and "Собирайте карты: нужно ещё 4." in open_page
 
     session.execute(update(Event).where(Event.id == event.id).values(closes_at=datetime.now(UTC)))
     session.commit()
     me = client.get("/me").text
     assert "Дистанция закрыта." in me
     assert CODE_FORM not in me and 'name="code"' not in me
+    assert "Собирайте карты" not in me  # no next step after the close
     bearer = {"Authorization": f"Bearer {anna.access_token}"}
     take_id = client.get("/api/v1/me/state", headers=bearer).json()["takes"][0]["take_id"]
     assert CODE_FORM not in client.get(f"/me/takes/{take_id}").text
