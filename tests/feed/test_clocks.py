@@ -252,13 +252,12 @@ def test_a_source_clock_is_refused_once_the_feed_is_frozen(client, admin, world)
     assert state(client, admin, w, "101") == before
 
 
-def test_a_correction_past_the_end_of_the_calendar_stores_the_device_time(client, admin, world):
+def test_a_bad_sent_at_refuses_the_batch_and_stores_nothing(client, admin, world):
     w = world
-    end = datetime(9999, 12, 31, 23, 30, tzinfo=CLOSES.tzinfo)
-    # A slow device (+1 h): the corrected time would not exist; stored as sent, not a 500.
-    (result,) = deliver(
-        client, admin, w, [item(w, "101", "2S", "odd", end)], sent_at=utcnow() - timedelta(hours=1)
-    )
-    assert (result["status"], result["reason"]) == ("accepted", "outside_course_hours")
-    (take,) = log_items(client, admin, w)
-    assert parse(take["taken_at"]) == end and take["device_taken_at"] is None
+    takes = [item(w, "101", "2S", "fixpoint-7", CLOSES - timedelta(minutes=1))]
+    for sent_at in ("2026-06-13T03:00:00", "not a time", "0999-01-01T00:00:00+00:00"):
+        response = client.post(
+            f"/api/v1/events/{w.id}/takes", json={"takes": takes, "sent_at": sent_at}, headers=admin
+        )
+        assert response.status_code == 422, response.text
+    assert log_items(client, admin, w) == []
