@@ -31,7 +31,7 @@ import base64
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes
@@ -168,6 +168,7 @@ def sync(
     takes: Sequence[Any],
     *,
     sent_at: datetime | None = None,
+    clock_tolerance: timedelta = feed_service.CLOCK_TOLERANCE,
 ) -> dict[str, Any]:
     """Store the phone's queued takes through the feed (`feed_service.ingest`).
 
@@ -175,8 +176,10 @@ def sync(
     `{"code", "taken_at" (aware datetime, the device's clock), "source_id"}`, each
     validated by the feed (`TakeCreate`): a bad one gets an error result, the others are
     stored.
-    `sent_at`: the device's clock when it sent the batch (kept in each take's payload;
-    the feed's clock correction, issue 17 item 2, reads it from there).
+    `sent_at`: the device's clock when it sent the batch (also kept in each take's
+    payload): when it is off the server clock by more than `clock_tolerance`
+    (FEED_CLOCK_TOLERANCE_SECONDS), the feed corrects the batch's times by the offset
+    (`feed_service.ingest`, device clocks).
     Returns `{"results": [...], "state": ..., "received_at"}`: one result per item in
     order, as the participant may see it (RULES.md I-1), and the participant's state
     after the batch.
@@ -205,6 +208,8 @@ def sync(
         recorded_by=f"participant:{participant.external_id}",
         received_at=received_at,
         payloads=payloads,
+        sent_at=sent_at,
+        clock_tolerance=clock_tolerance,
     )
     seen = feed_service.seen_cards(session, participant.id)
     shown: list[TakeResult] = [

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import AwareDatetime, BaseModel, Field
 
-from app.core.deps import SessionDep
+from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Forbidden, Unauthorized
 from app.feed.schemas import MAX_BATCH
 from app.flows import offline as offline_flow
@@ -133,10 +134,19 @@ def offline_bundle(request: Request, session: SessionDep) -> JSONResponse:
 
 
 @router.post("/me/offline/sync")
-def offline_sync(body: SyncCreate, request: Request, session: SessionDep) -> JSONResponse:
+def offline_sync(
+    body: SyncCreate, request: Request, session: SessionDep, settings: SettingsDep
+) -> JSONResponse:
     """Store the device's queued takes (one batch, idempotent) and answer with the results
     and the participant's state (`app.flows.offline.sync`)."""
     _same_origin(request)
     participant = _participant_or_401(request, session)
-    result = offline_flow.sync(session, participant, body.source, body.takes, sent_at=body.sent_at)
+    result = offline_flow.sync(
+        session,
+        participant,
+        body.source,
+        body.takes,
+        sent_at=body.sent_at,
+        clock_tolerance=timedelta(seconds=settings.feed_clock_tolerance_seconds),
+    )
     return JSONResponse(result, headers={"Cache-Control": "no-store"})

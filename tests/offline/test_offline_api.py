@@ -262,3 +262,36 @@ def test_the_pwa_files_are_served_by_the_app(client: TestClient):
     client.get("/lang/en")
     english = client.get("/me/offline").text.split('id="offline-strings">')[1]
     assert json.loads(english.split("</script>")[0])["offline.send_now"] == "Send now"
+
+
+def test_a_phone_whose_clock_is_fast_is_corrected_by_its_sent_at(
+    client: TestClient, session: Session
+):
+    """Issue 17 item 2 through the phone sync: the phone's clock is 7 minutes fast; a card
+    taken 1 minute before the close is stamped 6 minutes after it. Corrected by the batch's
+    offset (received_at − sent_at ≈ −420 s) it counts; the device time is kept."""
+    now = datetime.now(UTC)
+    event = make_event(
+        session, opens_at=now - timedelta(hours=2), closes_at=now - timedelta(hours=1)
+    )
+    codes = random_codes(session, event)
+    anna = make_participant(session, event, "23")
+    session.commit()
+    signed_in(client, anna.access_token)
+    stamp = event.closes_at + timedelta(minutes=6)
+    body = {
+        "source": "phone-0a1b2c3d",
+        "sent_at": (datetime.now(UTC) + timedelta(minutes=7)).isoformat(),
+        "takes": [{"code": codes["QH"][0], "taken_at": stamp.isoformat(), "source_id": "pwa-0"}],
+    }
+    (result,) = client.post("/me/offline/sync", json=body).json()["results"]
+    assert (result["outcome"], result["reason"], result["card"]) == ("counted", None, "QH")
+    with session.get_bind().connect() as connection:
+        take = connection.execute(
+            select(Take.taken_at, Take.device_taken_at, Take.clock_offset_seconds).where(
+                Take.source_id == "pwa-0"
+            )
+        ).one()
+    assert take.device_taken_at == stamp
+    assert take.clock_offset_seconds == pytest.approx(-420, abs=5)
+    assert event.closes_at - timedelta(minutes=1, seconds=5) <= take.taken_at < event.closes_at
