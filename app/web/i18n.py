@@ -553,6 +553,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "error.empty_code": ("Введите код.", "Enter a code."),
     "error.take_already_voided": ("Это взятие уже отменено.", "That take is already voided."),
     "error.take_not_found": ("Взятие не найдено.", "Take not found."),
+    "error.source_not_found": (
+        "В этом мероприятии нет взятий с такого источника.",
+        "No take of this source in the event.",
+    ),
     "error.auction_not_open": ("Аукцион не открыт.", "The auction is not open."),
     "error.auction_closed": ("Аукцион уже закрыт.", "The auction is already closed."),
     "error.auction_out_of_order": (
