@@ -13,6 +13,12 @@ then a save code, over and over). Baseline, same run: a minimal transaction of
 the same session factory (`SELECT 1` and a commit). Prints CPU milliseconds per
 take (`time.process_time`), wall milliseconds, and the ratio to the baseline.
 
+The hash chain's cost (app.core.chain): the same deliveries are stored with the
+chain on and, alternately in the same run, off (`service._chained_take_rows`
+replaced by the rows without chain columns: no redelivery check query, no hash,
+no head written to the participant row); the difference per take is the chain's
+cost. The hash step alone (`chain.next_link` of a take) is timed too.
+
     python benchmarks/feed_cpu.py                      # SQLite and PostgreSQL
     python benchmarks/feed_cpu.py --backends sqlite --rounds 10
 """
@@ -88,6 +94,46 @@ def measure(name: str, database_url: str, rounds: int) -> None:
                 session.commit()
         return time.process_time() - cpu, time.perf_counter() - wall
 
+    from app.feed import service as feed_service
+
+    chained_rows = feed_service._chained_take_rows
+
+    def unchained_rows(session, event, to_store, senders, received_at, payloads):
+        return [
+            {
+                "event_id": event.id,
+                "participant_id": participant.id,
+                "source": item.source,
+                "source_id": item.source_id,
+                "code": item.code,
+                "taken_at": item.taken_at,
+                "received_at": received_at,
+                "recorded_by": senders[index],
+                "payload": payloads[index] if payloads else item.model_dump(mode="json"),
+            }
+            for index, item, participant in to_store
+        ]
+
+    def chain_cost(per_delivery: int) -> None:
+        """Chain on / off alternately, one round each, `rounds` times."""
+        cpu = {True: 0.0, False: 0.0}
+        takes = {True: 0, False: 0}
+        for _ in range(rounds):
+            for on in (True, False):
+                feed_service._chained_take_rows = chained_rows if on else unchained_rows
+                c, _, n = run(per_delivery, 1)
+                cpu[on] += c
+                takes[on] += n
+        feed_service._chained_take_rows = chained_rows
+        with_chain = 1000 * cpu[True] / takes[True]
+        without = 1000 * cpu[False] / takes[False]
+        print(
+            f"{name:<10} {per_delivery:>2} take(s) a delivery, chain on / off: "
+            f"{with_chain:.3f} / {without:.3f} ms CPU a take: the chain adds "
+            f"{100 * (with_chain - without) / without:+.1f} %",
+            flush=True,
+        )
+
     run(1, 2)  # warm up: statement caches, prepared statements, connections
     run(PARTICIPANTS, 2)
     base_cpu, base_wall = baseline(rounds * PARTICIPANTS)
@@ -106,7 +152,28 @@ def measure(name: str, database_url: str, rounds: int) -> None:
             f"{1000 * wall / takes:.2f} ms wall a take",
             flush=True,
         )
+    for per_delivery in (1, PARTICIPANTS):
+        chain_cost(per_delivery)
     app.state.engine.dispose()
+
+
+def hash_step(count: int = 20000) -> float:
+    """CPU microseconds of `chain.next_link` for one take (the hash step alone)."""
+    from datetime import UTC, datetime
+
+    from app.core import chain
+
+    now = datetime.now(UTC)
+    content = chain.take_content(
+        source="gps-watch", source_id="bib-101-000123", code="CPQHSECRETCODE1",
+        taken_at=now, received_at=now, recorded_by="key:rpk_abcd",
+        payload={"participant": "101", "code": "CPQHSECRETCODE1", "taken_at": now.isoformat(),
+                 "source": "gps-watch", "source_id": "bib-101-000123"},
+    )  # fmt: skip
+    cpu = time.process_time()
+    for seq in range(count):
+        chain.next_link(seq, chain.GENESIS, chain.TAKE, content)
+    return 1e6 * (time.process_time() - cpu) / count
 
 
 def main() -> int:
@@ -119,6 +186,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     print(f"machine: {machine()}")
+    print(f"hash step alone (chain.next_link of a take): {hash_step():.1f} µs CPU", flush=True)
     for backend in args.backends.split(","):
         if backend == "sqlite":
             with tempfile.TemporaryDirectory() as tmp:

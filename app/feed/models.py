@@ -35,6 +35,11 @@ class Take(Base):
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     recorded_by: Mapped[str] = mapped_column(String(120))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The participant's hash chain (app.core.chain); NULL only for a row written outside
+    # the service, which `verify` reports.
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class TakeVoid(Base):
@@ -47,6 +52,10 @@ class TakeVoid(Base):
     reason: Mapped[str] = mapped_column(Text)
     voided_by: Mapped[str] = mapped_column(String(120))
     voided_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # In the chain of the voided take's participant (app.core.chain).
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class TakeOutcome(Base):

@@ -58,9 +58,11 @@ def lock_participants_by_external_id(
 
     One query for up to 500 participants (the lock is taken in `ORDER BY id`
     order); larger sets are looked up first and then locked by `lock_participants`.
-    Read the participants' states with a later statement (`states_of`): on
-    PostgreSQL only a statement that starts after the lock is granted sees what
-    the previous holder committed.
+    The locking SELECT refreshes the objects (`populate_existing`): their chain head
+    (`log_seq`, `log_head`) is the one the previous lock holder committed. Read the
+    participants' states with a later statement (`states_of`): on PostgreSQL only a
+    statement that starts after the lock is granted sees what the previous holder
+    committed in other tables.
     """
     ids = sorted(set(external_ids))
     if len(ids) > 500:
@@ -81,6 +83,7 @@ _LOCK_BY_EXTERNAL_ID = (
     )
     .order_by(Participant.id)
     .with_for_update()
+    .execution_options(populate_existing=True)
 )
 
 
@@ -167,17 +170,42 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
 
     Locking in a fixed order keeps two batches that share participants from
     deadlocking. On SQLite the clause is not rendered: the write transaction
-    (`BEGIN IMMEDIATE`) already serialises writers.
+    (`BEGIN IMMEDIATE`) already serialises writers. Participant objects loaded in
+    the session are refreshed by the locking SELECT (their chain heads are current).
     """
     ids = sorted(set(participant_ids))
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        session.execute(
-            select(Participant.id)
+        session.scalars(
+            select(Participant)
             .where(Participant.id.in_(chunk))
             .order_by(Participant.id)
             .with_for_update()
+            .execution_options(populate_existing=True)
         ).all()
+
+
+def logged_source_keys(
+    session: Session, event_id: int, keys: Iterable[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Which of these `(source, source_id)` pairs are already in the event's take log."""
+    wanted = set(keys)
+    source_ids = sorted({source_id for _, source_id in wanted})
+    found: set[tuple[str, str]] = set()
+    for start in range(0, len(source_ids), 500):
+        rows = session.execute(
+            _LOGGED_KEYS, {"event_id": event_id, "ids": source_ids[start : start + 500]}
+        )
+        found.update(
+            (source, source_id) for source, source_id in rows if (source, source_id) in wanted
+        )
+    return found
+
+
+_LOGGED_KEYS = select(Take.source, Take.source_id).where(
+    Take.event_id == bindparam("event_id"),
+    Take.source_id.in_(bindparam("ids", expanding=True)),
+)
 
 
 INSERT_CHUNK = 500  # rows per INSERT statement (9 parameters each)

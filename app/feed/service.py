@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.core import audit, csvfiles
+from app.core import audit, chain, csvfiles
 from app.core.db import utcnow
 from app.core.errors import (
     AppError,
@@ -531,23 +531,12 @@ def ingest(
         accepted = still
     to_store = [(index, item, participant) for index, item, participant in accepted
                 if index not in duplicates]  # fmt: skip
-    inserted = repo.insert_takes(
-        session,
-        [
-            {
-                "event_id": event.id,
-                "participant_id": participant.id,
-                "source": item.source,
-                "source_id": item.source_id,
-                "code": item.code,
-                "taken_at": item.taken_at,
-                "received_at": received_at,
-                "recorded_by": senders[index],
-                "payload": payloads[index] if payloads else item.model_dump(mode="json"),
-            }
-            for index, item, participant in to_store
-        ],
-    )
+    rows = _chained_take_rows(session, event, to_store, senders, received_at, payloads)
+    inserted = repo.insert_takes(session, rows)
+    if len(inserted) != len(rows):
+        # Another transaction stored one of these (source, source_id) after our check; the
+        # chain was computed without it. Fail: the batcher retries each delivery alone.
+        raise RuntimeError("a take of this delivery was stored concurrently; retry")
     claimed: set[tuple[str, str]] = set()
     for index, item, participant in to_store:
         key = (item.source, item.source_id)
@@ -599,6 +588,60 @@ def ingest(
                 deck, item.source_id, "duplicate_delivery", take_id, originals[take_id]
             )
     return [result for result in results if result is not None]
+
+
+def _chained_take_rows(
+    session: Session,
+    event: Event,
+    to_store: Sequence[tuple[int, TakeCreate, Participant]],
+    senders: Sequence[str],
+    received_at: datetime,
+    payloads: Sequence[dict[str, Any]] | None,
+) -> list[dict[str, Any]]:
+    """The `take` rows to insert, each appended to its participant's hash chain
+    (app.core.chain; the participants are locked and their heads current). A
+    `(source, source_id)` already in the log, or earlier in the batch, gets no row:
+    it is a redelivery."""
+    logged = repo.logged_source_keys(
+        session, event.id, ((item.source, item.source_id) for _, item, _ in to_store)
+    )
+    rows: list[dict[str, Any]] = []
+    for index, item, participant in to_store:
+        key = (item.source, item.source_id)
+        if key in logged:
+            continue
+        logged.add(key)
+        payload = payloads[index] if payloads else item.model_dump(mode="json")
+        content = chain.take_content(
+            source=item.source,
+            source_id=item.source_id,
+            code=item.code,
+            taken_at=item.taken_at,
+            received_at=received_at,
+            recorded_by=senders[index],
+            payload=payload,
+        )
+        seq, prev, digest = chain.next_link(
+            participant.log_seq, participant.log_head, chain.TAKE, content
+        )
+        participant.log_seq, participant.log_head = seq, digest
+        rows.append(
+            {
+                "event_id": event.id,
+                "participant_id": participant.id,
+                "source": item.source,
+                "source_id": item.source_id,
+                "code": item.code,
+                "taken_at": item.taken_at,
+                "received_at": received_at,
+                "recorded_by": senders[index],
+                "payload": payload,
+                "log_seq": seq,
+                "log_prev": prev,
+                "log_hash": digest,
+            }
+        )
+    return rows
 
 
 # -- phones -----------------------------------------------------------------------------------
@@ -702,7 +745,20 @@ def void_take(session: Session, event: Event, take_id: int, reason: str, *, acto
     repo.lock_participants(session, [participant.id])
     if session.scalar(select(TakeVoid.id).where(TakeVoid.take_id == take_id)) is not None:
         raise Conflict(f"Take {take_id} is already voided.", code="take_already_voided")
-    session.add(TakeVoid(take_id=take_id, reason=reason, voided_by=actor, voided_at=utcnow()))
+    voided_at = utcnow()
+    content = chain.void_content(
+        take_hash=take.log_hash or "", reason=reason, voided_by=actor, voided_at=voided_at
+    )
+    seq, prev, digest = chain.next_link(
+        participant.log_seq, participant.log_head, chain.TAKE_VOID, content
+    )
+    participant.log_seq, participant.log_head = seq, digest
+    session.add(
+        TakeVoid(
+            take_id=take_id, reason=reason, voided_by=actor, voided_at=voided_at,
+            log_seq=seq, log_prev=prev, log_hash=digest,
+        )
+    )  # fmt: skip
     session.flush()
     replay_participant(session, load_deck(session, event), participant)
     audit.record(
