@@ -137,15 +137,22 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
             ParticipantState.event_id == event.id
         )
     ).all()
-    combinations = session.scalars(
-        select(Combination).where(Combination.event_id == event.id).order_by(Combination.id)
-    ).all()
-    outcomes = session.scalars(
-        select(TakeOutcome)
+    combinations = session.execute(
+        select(
+            Combination.id, Combination.participant_id, Combination.cards,
+            Combination.category, Combination.deal, Combination.saved_at,
+        ).where(Combination.event_id == event.id).order_by(Combination.id)
+    ).all()  # fmt: skip
+    outcomes = session.execute(
+        select(
+            TakeOutcome.take_id, TakeOutcome.kind, TakeOutcome.outcome, TakeOutcome.reason,
+            TakeOutcome.card, TakeOutcome.checkpoint_id, TakeOutcome.deal, TakeOutcome.round,
+            TakeOutcome.previous_outcome, TakeOutcome.previous_reason, TakeOutcome.changed_at,
+        )
         .join(Take, Take.id == TakeOutcome.take_id)
         .where(Take.event_id == event.id)
         .order_by(TakeOutcome.take_id)
-    ).all()
+    ).all()  # fmt: skip
     return {
         "log": {"head": heads.head, "takes": heads.takes, "bids": heads.bids},
         "states": {external[pid]: _utc_state(state) for pid, state in states},

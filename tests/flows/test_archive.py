@@ -140,3 +140,43 @@ def test_not_an_archive_is_refused(client: TestClient, admin: dict) -> None:
     response = client.post("/api/v1/events/import", json={"format": "x"}, headers=admin)
     assert response.status_code == 422 and response.json()["code"] == "archive_invalid"
     assert client.post("/api/v1/events/import", json={}).status_code == 401
+
+
+def test_cli_export_and_import(
+    sqlite_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from app import cli
+    from app.core.config import get_settings
+    from tests.factories import event_cp_code, make_event, make_participant
+
+    field = sqlite_engine(sqlite_template, tmp_path / "field.db")
+    with Session(field) as session:
+        event = make_event(session)
+        make_participant(session, event, "7")
+        session.commit()
+        event_id, code = event.id, event_cp_code(event, "QH")
+    with client_on(field) as client:
+        taken = client.post(f"/api/v1/events/{event_id}/takes", headers=ADMIN, json={"takes": [
+            {"participant": "7", "code": code, "taken_at": "2030-01-01T00:00:00Z",
+             "source": "gps", "source_id": "1"}]})  # fmt: skip
+        assert taken.status_code == 200
+        head = client.get(f"/api/v1/events/{event_id}/log/head").json()["head"]
+    field.dispose()
+    archive_file = tmp_path / "event.json"
+
+    def run(database: Path, *argv: str) -> int:
+        monkeypatch.setenv("DATABASE_URL", f"sqlite:///{database}")
+        get_settings.cache_clear()
+        try:
+            return cli.main(list(argv))
+        finally:
+            get_settings.cache_clear()
+
+    assert run(tmp_path / "field.db", "export", "--event", str(event_id), "--out",
+               str(archive_file)) == 0  # fmt: skip
+    assert f"head {head}" in capsys.readouterr().out
+    shutil.copyfile(sqlite_template, tmp_path / "server.db")
+    assert run(tmp_path / "server.db", "import", str(archive_file)) == 0
+    assert f"head {head} (verified)" in capsys.readouterr().out
+    assert run(tmp_path / "server.db", "import", str(archive_file)) == 2  # already there
+    assert "refused (archive_conflict)" in capsys.readouterr().err
