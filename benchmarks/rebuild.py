@@ -59,7 +59,7 @@ def rss_kib() -> int:
 def populate(session, participants: int, seed: int = 1, *, chained: bool = False) -> Event:
     """Insert the event, deck, participants, save codes and 60 takes each, in bulk.
     `chained`: each participant's takes hash-chained as the feed stores them
-    (app.core.chain), the heads on the participant rows (the archive benchmark)."""
+    (app.core.chain; the rebuild then writes the heads with the states)."""
     rng = random.Random(seed)
     opens = datetime(2026, 6, 13, 9, tzinfo=UTC)
     event = Event(
@@ -143,16 +143,14 @@ def populate(session, participants: int, seed: int = 1, *, chained: bool = False
             )
     session.execute(insert(SaveCode), save_rows)
     if chained:
-        _chain(session, take_rows)
+        _chain(take_rows)
     for start in range(0, len(take_rows), 10_000):
         session.execute(insert(Take), take_rows[start : start + 10_000])
     session.commit()
     return event
 
 
-def _chain(session, take_rows: list[dict]) -> None:
-    from sqlalchemy import bindparam, update
-
+def _chain(take_rows: list[dict]) -> None:
     from app.core import chain
 
     heads: dict[int, tuple[int, str | None]] = {}
@@ -167,13 +165,6 @@ def _chain(session, take_rows: list[dict]) -> None:
             seq, head, chain.TAKE, content
         )
         heads[row["participant_id"]] = (row["log_seq"], row["log_hash"])
-    table = Participant.__table__
-    session.execute(
-        update(table)
-        .where(table.c.id == bindparam("pid"))
-        .values(log_seq=bindparam("s"), log_head=bindparam("h")),
-        [{"pid": pid, "s": seq, "h": head} for pid, (seq, head) in heads.items()],
-    )
 
 
 def child_populate(participants: int, database_url: str) -> dict:

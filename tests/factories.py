@@ -111,9 +111,14 @@ def make_participant(
 
 
 def chain_take(session: Session, participant_id: int, take: Take) -> None:
-    """Append a directly inserted take to its participant's hash chain, as the feed does."""
-    owner = session.get(Participant, participant_id)
-    assert owner is not None
+    """Append a directly inserted take to its participant's hash chain, as the feed does
+    (after their last chained take; the head in their state is left to a rebuild)."""
+    last = session.execute(
+        select(Take.log_seq, Take.log_hash)
+        .where(Take.participant_id == participant_id, Take.log_seq.is_not(None))
+        .order_by(Take.log_seq.desc())
+        .limit(1)
+    ).first()
     content = chain.take_content(
         source=take.source,
         source_id=take.source_id,
@@ -124,9 +129,8 @@ def chain_take(session: Session, participant_id: int, take: Take) -> None:
         payload=take.payload,
     )
     take.log_seq, take.log_prev, take.log_hash = chain.next_link(
-        owner.log_seq or 0, owner.log_head, chain.TAKE, content
+        last[0] if last else 0, last[1] if last else None, chain.TAKE, content
     )
-    owner.log_seq, owner.log_head = take.log_seq, take.log_hash
 
 
 def make_combination(

@@ -80,10 +80,6 @@ class Participant(Base):
     category: Mapped[str | None] = mapped_column(String(64))
     access_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # The head of the participant's take chain (app.core.chain): rows so far and the last
-    # hash. Written under the participant's row lock, read by the lock's own SELECT.
-    log_seq: Mapped[int] = mapped_column(server_default="0")
-    log_head: Mapped[str | None] = mapped_column(String(64))
 
 
 class SaveCode(Base):

@@ -98,6 +98,12 @@ class ParticipantState(Base):
     last_taken_at: Mapped[datetime | None]
     last_take_id: Mapped[int | None]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The head of the participant's hash chain of takes and voids (app.core.chain): rows so
+    # far and the last row's hash. Like the state, it follows from the log (a rebuild
+    # recomputes it from the rows' `log_seq`/`log_hash`); written with the state, under
+    # the participant's row lock.
+    log_seq: Mapped[int] = mapped_column(server_default="0")
+    log_head: Mapped[str | None] = mapped_column(String(64))
 
 
 class Combination(Base):

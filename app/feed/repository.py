@@ -58,11 +58,9 @@ def lock_participants_by_external_id(
 
     One query for up to 500 participants (the lock is taken in `ORDER BY id`
     order); larger sets are looked up first and then locked by `lock_participants`.
-    The locking SELECT refreshes the objects (`populate_existing`): their chain head
-    (`log_seq`, `log_head`) is the one the previous lock holder committed. Read the
-    participants' states with a later statement (`states_of`): on PostgreSQL only a
-    statement that starts after the lock is granted sees what the previous holder
-    committed in other tables.
+    Read the participants' states with a later statement (`states_of`): on
+    PostgreSQL only a statement that starts after the lock is granted sees what
+    the previous holder committed.
     """
     ids = sorted(set(external_ids))
     if len(ids) > 500:
@@ -83,13 +81,13 @@ _LOCK_BY_EXTERNAL_ID = (
     )
     .order_by(Participant.id)
     .with_for_update()
-    .execution_options(populate_existing=True)
 )
 
 
 def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, RowMapping]:
-    """The stored states (`state`, `last_taken_at`, `last_take_id`) of these
-    participants, as plain rows by participant id (absent: no take yet)."""
+    """The stored states (`state`, `last_taken_at`, `last_take_id`, and the chain head
+    `log_seq`, `log_head`) of these participants, as plain rows by participant id
+    (absent: no take yet). Read after the participants' lock: the heads are current."""
     ids = sorted(set(participant_ids))
     found: dict[int, RowMapping] = {}
     for start in range(0, len(ids), 500):
@@ -103,6 +101,8 @@ _STATES = select(
     ParticipantState.state,
     ParticipantState.last_taken_at,
     ParticipantState.last_take_id,
+    ParticipantState.log_seq,
+    ParticipantState.log_head,
 ).where(ParticipantState.participant_id.in_(bindparam("ids", expanding=True)))
 
 
@@ -118,7 +118,7 @@ def save_states(
     """Write participants' projected states: INSERT the `new`, UPDATE the `existing`.
 
     Each row: `participant_id`, `event_id`, `state`, `last_taken_at`,
-    `last_take_id`, `updated_at`. Core executemany statements, no ORM object:
+    `last_take_id`, `updated_at`, `log_seq`, `log_head`. Core executemany statements, no ORM object:
     the caller holds the participants' locks, and no ParticipantState object of
     theirs is loaded in the session (`states_of` returns plain rows).
     """
@@ -136,7 +136,8 @@ def save_states(
 
 
 _STATE_TABLE = ParticipantState.__table__
-_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at")  # what an UPDATE sets
+# what an UPDATE sets
+_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at", "log_seq", "log_head")
 _UPDATE_STATE = (
     update(_STATE_TABLE)
     .where(_STATE_TABLE.c.participant_id == bindparam("pid"))
@@ -145,6 +146,8 @@ _UPDATE_STATE = (
         last_taken_at=bindparam("last_taken_at"),
         last_take_id=bindparam("last_take_id"),
         updated_at=bindparam("updated_at"),
+        log_seq=bindparam("log_seq"),
+        log_head=bindparam("log_head"),
     )
 )
 
@@ -170,18 +173,16 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
 
     Locking in a fixed order keeps two batches that share participants from
     deadlocking. On SQLite the clause is not rendered: the write transaction
-    (`BEGIN IMMEDIATE`) already serialises writers. Participant objects loaded in
-    the session are refreshed by the locking SELECT (their chain heads are current).
+    (`BEGIN IMMEDIATE`) already serialises writers.
     """
     ids = sorted(set(participant_ids))
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        session.scalars(
-            select(Participant)
+        session.execute(
+            select(Participant.id)
             .where(Participant.id.in_(chunk))
             .order_by(Participant.id)
             .with_for_update()
-            .execution_options(populate_existing=True)
         ).all()
 
 
@@ -378,8 +379,19 @@ def save_codes_of_event(session: Session, event_id: int) -> dict[int, list[str]]
     return found
 
 
+def void_links_of_event(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(participant_id, log_seq, log_hash)` of the event's chained voids (with the
+    takes' own, what a rebuild needs to recompute the chain heads)."""
+    return session.execute(
+        select(Take.participant_id, TakeVoid.log_seq, TakeVoid.log_hash)
+        .join(Take, Take.id == TakeVoid.take_id)
+        .where(Take.event_id == event_id, TakeVoid.log_seq.is_not(None))
+    ).all()
+
+
 def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
-    """Rows `(id, participant_id, code, taken_at, voided)` of every take of the event.
+    """Rows `(id, participant_id, code, taken_at, voided, log_seq, log_hash)` of every take
+    of the event.
 
     Ordered by participant, then field time (RULES.md I-4: `taken_at`, then id);
     `voided` is True when an organiser voided the take. Plain rows (fast).
@@ -391,6 +403,8 @@ def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
             Take.code,
             Take.taken_at,
             TakeVoid.id.is_not(None).label("voided"),
+            Take.log_seq,
+            Take.log_hash,
         )
         .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
         .where(Take.event_id == event_id)

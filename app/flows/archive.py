@@ -19,6 +19,7 @@ caller's rollback stores nothing.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -64,16 +65,29 @@ def _rows(session: Session, table: Table, *where: Any) -> list[dict[str, Any]]:
 
 
 def _typed(table: Table, row: dict[str, Any]) -> dict[str, Any]:
-    """An archived row as insert values: ISO strings of timestamp columns parsed back."""
-    values = {}
-    for column in table.c:
-        if column.name not in row:
-            continue
-        value = row[column.name]
-        if isinstance(column.type, UTCDateTime) and isinstance(value, str):
-            value = datetime.fromisoformat(value)
-        values[column.name] = value
+    """An archived row as insert values: only the table's columns, ISO strings of timestamp
+    columns parsed back."""
+    names, times = _columns(table)
+    values = {name: row[name] for name in names if name in row}
+    for name in times:
+        value = values.get(name)
+        if isinstance(value, str):
+            values[name] = datetime.fromisoformat(value)
     return values
+
+
+_COLUMNS: dict[str, tuple[list[str], list[str]]] = {}
+
+
+def _columns(table: Table) -> tuple[list[str], list[str]]:
+    """(every column name, the timestamp columns' names) of a table, computed once."""
+    found = _COLUMNS.get(table.name)
+    if found is None:
+        found = _COLUMNS[table.name] = (
+            [c.name for c in table.c],
+            [c.name for c in table.c if isinstance(c.type, UTCDateTime)],
+        )
+    return found
 
 
 # -- export ------------------------------------------------------------------------------------
@@ -267,6 +281,16 @@ def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, 
         raise _invalid(f"`format` must be {FORMAT!r}.")
     if archive.get("version") != VERSION:
         raise _invalid(f"version {archive.get('version')!r} is not supported (only {VERSION}).")
+    # The archive is a large tree of small objects without cycles: keep the collector from
+    # walking it again and again while the rows are inserted and checked.
+    gc.freeze()
+    try:
+        return _import(session, archive, actor)
+    finally:
+        gc.unfreeze()
+
+
+def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, dict[str, Any]]:
     try:
         event, ids = _restore_rows(session, archive, actor)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -2,10 +2,11 @@
 
 The take log (takes, manual takes, voids) is chained per participant and the bid
 log (bids, withdrawals) per auction (`app.core.chain`). The chain heads are kept
-on the owners' rows (`participant.log_seq/log_head`, `auction.log_seq/log_head`),
-written under the same row locks that serialise the writes, so the event head
-is read without recomputing anything; `verify` recomputes every chain from the
-rows themselves and checks it against those heads.
+with the participant's state (`participant_state.log_seq/log_head`) and on the
+auction row (`auction.log_seq/log_head`), written under the same row locks that
+serialise the writes, so the event head is read without recomputing anything;
+`verify` recomputes every chain from the rows themselves and checks it against
+those heads.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core import chain
 from app.core.db import utcnow
 from app.events.models import Event, Participant
-from app.feed.models import Take, TakeVoid
+from app.feed.models import ParticipantState, Take, TakeVoid
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,12 @@ class Heads:
 
 
 def stored_heads(session: Session, event_id: int) -> Heads:
-    """The chain heads kept on the participant and auction rows (two indexed queries)."""
+    """The chain heads kept with the participants' states and on the auction rows (two
+    indexed queries; one row per participant with a take)."""
     participants = session.execute(
-        select(Participant.external_id, Participant.log_seq, Participant.log_head).where(
-            Participant.event_id == event_id, Participant.log_seq > 0
-        )
+        select(Participant.external_id, ParticipantState.log_seq, ParticipantState.log_head)
+        .join(Participant, Participant.id == ParticipantState.participant_id)
+        .where(ParticipantState.event_id == event_id, ParticipantState.log_seq > 0)
     ).all()
     auctions = session.execute(
         select(Auction.place, Auction.log_seq, Auction.log_head).where(
@@ -190,7 +192,11 @@ def verify(session: Session, event: Event) -> dict[str, Any]:
     takes, take_hashes = take_links(session, event.id)
     bids = bid_links(session, event.id, take_hashes)
     participants = session.execute(
-        select(Participant.id, Participant.external_id, Participant.log_seq, Participant.log_head)
+        select(
+            Participant.id, Participant.external_id,
+            func.coalesce(ParticipantState.log_seq, 0), ParticipantState.log_head,
+        )
+        .outerjoin(ParticipantState, ParticipantState.participant_id == Participant.id)
         .where(Participant.event_id == event.id)
     ).all()  # fmt: skip
     auctions = session.execute(
@@ -200,7 +206,7 @@ def verify(session: Session, event: Event) -> dict[str, Any]:
     ).all()
     first: dict[str, Any] | None = None
     heads = Heads([], [])
-    for pid, external_id, seq, head_hash in sorted(participants, key=lambda p: p.external_id):
+    for pid, external_id, seq, head_hash in sorted(participants, key=lambda p: p[1]):
         links = takes.get(pid, [])
         if first is None:
             first = _check(f"participant {external_id}", links, seq, head_hash)

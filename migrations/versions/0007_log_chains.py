@@ -2,7 +2,8 @@
 
 Every row of `take`, `take_void` (per participant) and of `bid`, `bid_withdrawal`
 (per auction) gets `log_seq`, `log_prev`, `log_hash` (app.core.chain); the chain
-owners (`participant`, `auction`) get `log_seq`, `log_head`. Rows already stored
+heads are kept in `participant_state` (with the participant's state) and `auction`
+(`log_seq`, `log_head`). Rows already stored
 are chained here (backfill), in the order they were written: a participant's
 takes by `received_at` and voids by `voided_at` (a take before a void at the same
 instant, then by id); an auction's bids and withdrawals by `created_at` (a bid
@@ -84,7 +85,7 @@ def _head_columns(table: str) -> None:
 def upgrade() -> None:
     for table in LOG_TABLES:
         _chain_columns(table)
-    _head_columns('participant')
+    _head_columns('participant_state')
     _head_columns('auction')
     _backfill(op.get_bind())
     if op.get_bind().dialect.name == 'postgresql':
@@ -102,7 +103,7 @@ def downgrade() -> None:
         for table in LOG_TABLES:
             op.execute(f'DROP TRIGGER IF EXISTS {table}_append_only ON {table}')
         op.execute('DROP FUNCTION IF EXISTS rogaine_log_append_only()')
-    for table in ('auction', 'participant'):
+    for table in ('auction', 'participant_state'):
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.drop_column('log_head')
             batch_op.drop_column('log_seq')
@@ -129,12 +130,12 @@ WITHDRAWAL = sa.table('bid_withdrawal', *(sa.column(c) for c in ('id', 'bid_id',
                       'replaced_by_bid_id', 'withdrawn_by', 'log_seq', 'log_prev', 'log_hash')),
                       sa.column('created_at', _t))
 ROUND = sa.table('auction_round', sa.column('id'), sa.column('number'))
-PARTICIPANT = sa.table('participant', sa.column('id'), sa.column('log_seq'),
-                       sa.column('log_head'))
+STATE = sa.table('participant_state', sa.column('participant_id'), sa.column('log_seq'),
+                 sa.column('log_head'))
 AUCTION = sa.table('auction', sa.column('id'), sa.column('log_seq'), sa.column('log_head'))
 
 
-def _link(connection, table, owner_table, chains) -> None:
+def _link(connection, table, owner_table, owner_key, chains) -> None:
     """Chain each owner's rows in order; write the rows' and the owners' chain columns."""
     rows, owners = [], []
     for owner_id, entries in chains.items():
@@ -157,7 +158,7 @@ def _link(connection, table, owner_table, chains) -> None:
             )
     if owners:
         connection.execute(
-            owner_table.update().where(owner_table.c.id == sa.bindparam('oid'))
+            owner_table.update().where(owner_table.c[owner_key] == sa.bindparam('oid'))
             .values(log_seq=sa.bindparam('s'), log_head=sa.bindparam('h')),
             owners,
         )
@@ -184,7 +185,7 @@ def _backfill(connection) -> None:
                 voided_at=v.voided_at),
             {},
         ))
-    _link(connection, {chain.TAKE: TAKE, chain.TAKE_VOID: VOID}, PARTICIPANT, feed)
+    _link(connection, {chain.TAKE: TAKE, chain.TAKE_VOID: VOID}, STATE, 'participant_id', feed)
 
     rounds = dict(connection.execute(sa.select(ROUND.c.id, ROUND.c.number)).all())
     bid_hashes: dict[int, str] = {}
@@ -211,4 +212,5 @@ def _backfill(connection) -> None:
                 withdrawn_by=w.withdrawn_by, created_at=w.created_at),
             {},
         ))
-    _link(connection, {chain.BID: BID, chain.BID_WITHDRAWAL: WITHDRAWAL}, AUCTION, ceremony)
+    _link(connection, {chain.BID: BID, chain.BID_WITHDRAWAL: WITHDRAWAL}, AUCTION, 'id',
+          ceremony)

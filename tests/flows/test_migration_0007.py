@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core import chain
 from app.events.models import Event, Participant
-from app.feed.models import Take, TakeVoid
+from app.feed.models import ParticipantState, Take, TakeVoid
 from app.flows import log_chain
 from tests.conftest import alembic_config
 from tests.test_migrations import CLOSES, OPENS, empty_engine  # noqa: F401
@@ -38,6 +38,9 @@ def test_0007_chains_stored_takes_voids_bids_and_withdrawals(empty_engine: Engin
             {**take, "id": 10, "source_id": "b", "code": "CP2", "taken_at": at,
              "received_at": at + timedelta(minutes=1)},
         ])  # fmt: skip
+        connection.execute(ParticipantState.__table__.insert(), {
+            "participant_id": 7, "event_id": 1, "state": {}, "updated_at": at,
+        })  # fmt: skip
         connection.execute(TakeVoid.__table__.insert(), {
             "id": 1, "take_id": 10, "reason": "typo", "voided_by": "organiser",
             "voided_at": at + timedelta(minutes=2),
@@ -69,8 +72,8 @@ def test_0007_chains_stored_takes_voids_bids_and_withdrawals(empty_engine: Engin
             recorded_by="organiser", payload={"participant": "101"},
         ))  # fmt: skip
         void = session.get(TakeVoid, 1)
-        participant = session.get(Participant, 7)
-        assert (void.log_seq, participant.log_seq, participant.log_head) == (3, 3, void.log_hash)
+        state = session.get(ParticipantState, 7)
+        assert (void.log_seq, state.log_seq, state.log_head) == (3, 3, void.log_hash)
         assert [b.log_seq for b in session.scalars(select(Bid).order_by(Bid.id))] == [1, 2]
         assert session.get(BidWithdrawal, 1).log_seq == 3
         report = log_chain.verify(session, session.get(Event, 1))
