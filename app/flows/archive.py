@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Table, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from app.auctions import service as auction_service
@@ -293,15 +293,19 @@ def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, 
 def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, dict[str, Any]]:
     try:
         event, ids = _restore_rows(session, archive, actor)
+        differences = _differences(session, event, archive["expected"], ids)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise _invalid(f"a row is malformed ({type(exc).__name__}: {exc}).") from exc
     except IntegrityError as exc:
-        raise Conflict(
-            "The archive's CP codes, token hashes or key hashes are already used in this "
-            "database (is the original event here?). Restore it into another database.",
-            code="archive_conflict",
-        ) from exc
-    differences = _differences(session, event, archive["expected"], ids)
+        if _unique_violation(exc):
+            raise Conflict(
+                "The archive's CP codes, token hashes or key hashes are already used in this "
+                "database (is the original event here?). Restore it into another database.",
+                code="archive_conflict",
+            ) from exc
+        raise _invalid(f"a row breaks a constraint ({type(exc.orig).__name__}).") from exc
+    except DBAPIError as exc:  # a value the database refuses (too long, wrong type)
+        raise _invalid(f"the database refuses a row ({type(exc.orig).__name__}).") from exc
     if differences:
         raise Unprocessable(
             f"The archive does not restore the event it describes: {differences[0]}"
@@ -323,6 +327,11 @@ def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Even
         "participants": len(expected["states"]),
         "combinations": len(expected["combinations"]),
     }
+
+
+def _unique_violation(exc: IntegrityError) -> bool:
+    """PostgreSQL's unique_violation (23505) or SQLite's "UNIQUE constraint failed"."""
+    return getattr(exc.orig, "sqlstate", None) == "23505" or "UNIQUE constraint" in str(exc.orig)
 
 
 def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, _Ids]:

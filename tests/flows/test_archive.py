@@ -137,8 +137,10 @@ def test_simulated_event_moves_between_sqlite_and_postgresql(
 
 
 def test_not_an_archive_is_refused(client: TestClient, admin: dict) -> None:
-    response = client.post("/api/v1/events/import", json={"format": "x"}, headers=admin)
-    assert response.status_code == 422 and response.json()["code"] == "archive_invalid"
+    for body in ({"format": "x"}, {"format": "rogaine-poker-event-archive", "version": 2},
+                 {"format": "rogaine-poker-event-archive", "version": 1, "event": {}}):  # fmt: skip
+        response = client.post("/api/v1/events/import", json=body, headers=admin)
+        assert response.status_code == 422 and response.json()["code"] == "archive_invalid"
     assert client.post("/api/v1/events/import", json={}).status_code == 401
 
 
