@@ -1,4 +1,5 @@
-"""Command-line entry point: `rogaine-poker serve | demo | simulate | rebuild`."""
+"""Command-line entry point: `rogaine-poker serve | demo | simulate | rebuild | verify |
+export | import`."""
 
 from __future__ import annotations
 
@@ -266,6 +267,99 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Recompute every hash chain of an event's take and bid logs (app.flows.log_chain).
+
+    Prints the head and either `ok` or the first row that does not match; exit
+    status 0 when every chain matches, 2 when one does not, 1 when the event does
+    not exist.
+    """
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events.models import Event
+    from app.flows import log_chain
+
+    engine = make_engine(get_settings())
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            event = session.get(Event, args.event)
+            if event is None:
+                print(f"event {args.event} does not exist", file=sys.stderr)
+                return 1
+            report = log_chain.verify(session, event)
+    finally:
+        engine.dispose()
+    print(
+        f"event {args.event}: head {report['head']} over {counted(report['takes'], 'take row')}"
+        f" and {counted(report['bids'], 'bid row')} in {counted(report['chains'], 'chain')}"
+    )
+    mismatch = report["first_mismatch"]
+    if mismatch is None:
+        print("ok: every chain matches")
+        return 0
+    print(
+        f"MISMATCH in {mismatch['chain']}: {mismatch['row']} (seq {mismatch['seq']}): "
+        f"{mismatch['problem']}"
+    )
+    return 2
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the archive of an event (app.flows.archive) to `--out` (JSON). Exit 1 when
+    the event does not exist."""
+    import json
+
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events.models import Event
+    from app.flows import archive
+
+    engine = make_engine(get_settings())
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            event = session.get(Event, args.event)
+            if event is None:
+                print(f"event {args.event} does not exist", file=sys.stderr)
+                return 1
+            document = archive.export_event(session, event)
+    finally:
+        engine.dispose()
+    Path(args.out).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    log = document["expected"]["log"]
+    print(
+        f"event {args.event} -> {args.out}: {counted(len(document['takes']), 'take')}, "
+        f"{counted(len(document['bids']), 'bid')}, head {log['head']}"
+    )
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Restore an archive file as a new event, checked (app.flows.archive). Exit 2 when it
+    is refused (nothing is stored; the reason is printed)."""
+    import json
+
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.core.errors import AppError
+    from app.flows import archive
+
+    document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    engine = make_engine(get_settings())
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            event, report = archive.import_event(session, document, actor="cli")
+            event_id = event.id
+    except AppError as error:
+        print(f"refused ({error.code}): {error.detail}", file=sys.stderr)
+        for difference in error.extra.get("differences", []):
+            print(f"  {difference}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    print(
+        f"{args.file} -> event {event_id}: {counted(report['takes'], 'take row')}, "
+        f"{counted(report['bids'], 'bid row')}, head {report['head']} (verified)"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rogaine-poker", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -304,6 +398,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rebuild.add_argument("--event", type=int, help="only this event (default: every event)")
     rebuild.set_defaults(func=cmd_rebuild)
+    verify = commands.add_parser(
+        "verify", help="recompute the hash chains of an event's take and bid logs"
+    )
+    verify.add_argument("--event", type=int, required=True)
+    verify.set_defaults(func=cmd_verify)
+    export = commands.add_parser("export", help="write an event's archive (JSON) to a file")
+    export.add_argument("--event", type=int, required=True)
+    export.add_argument("--out", required=True, help="the archive file to write")
+    export.set_defaults(func=cmd_export)
+    restore = commands.add_parser(
+        "import", help="restore an archive file as a new event (replayed and verified)"
+    )
+    restore.add_argument("file")
+    restore.set_defaults(func=cmd_import)
     return parser
 
 

@@ -15,6 +15,7 @@ from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
+from app.flows import endpoints as flows_endpoints
 from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
 from app.poker import endpoints as poker
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(common_pages.router)
     app.include_router(extra_games_pages.router)
     app.include_router(feed_endpoints.router)
+    app.include_router(flows_endpoints.router)
     app.include_router(games_endpoints.router)
     app.include_router(iof_endpoints.router)
     app.include_router(liars_table_pages.router)

@@ -13,6 +13,14 @@ then a save code, over and over). Baseline, same run: a minimal transaction of
 the same session factory (`SELECT 1` and a commit). Prints CPU milliseconds per
 take (`time.process_time`), wall milliseconds, and the ratio to the baseline.
 
+The hash chain's cost (app.core.chain), against the take's whole CPU measured
+above: the hash step (`chain.next_link` of a take, timed alone) plus the chain's
+own statement per transaction (the redelivery check before the INSERT, timed
+alone in a rolled-back transaction; the heads ride on the state writes), divided
+by the takes of a delivery. (Storing with the chain on and
+off alternately was tried: SQLite's WAL checkpoints and the collector made the
+difference noisier than the cost itself.)
+
     python benchmarks/feed_cpu.py                      # SQLite and PostgreSQL
     python benchmarks/feed_cpu.py --backends sqlite --rounds 10
 """
@@ -88,6 +96,24 @@ def measure(name: str, database_url: str, rounds: int) -> None:
                 session.commit()
         return time.process_time() - cpu, time.perf_counter() - wall
 
+    from app.feed import repository as feed_repo
+
+    def chain_statements(per_delivery: int, count: int) -> float:
+        """CPU seconds of the chain's own statement for `count` deliveries of
+        `per_delivery` takes: the redelivery check before the INSERT, in a transaction
+        that is rolled back (the heads are written with the states: no statement of
+        their own)."""
+        takes = [json.loads(make(i, 10_000 + n)[2])["takes"][0]
+                 for n, i in enumerate(range(per_delivery))]  # fmt: skip
+        keys = [(t["source"], t["source_id"]) for t in takes]
+        with sessionmaker() as session:
+            cpu = time.process_time()
+            for _ in range(count):
+                feed_repo.logged_source_keys(session, event_id, keys)
+            spent = time.process_time() - cpu
+            session.rollback()
+        return spent
+
     run(1, 2)  # warm up: statement caches, prepared statements, connections
     run(PARTICIPANTS, 2)
     base_cpu, base_wall = baseline(rounds * PARTICIPANTS)
@@ -97,16 +123,51 @@ def measure(name: str, database_url: str, rounds: int) -> None:
         f"{1000 * base_wall / (rounds * PARTICIPANTS):.2f} ms wall",
         flush=True,
     )
+    per_take: dict[int, float] = {}
     for per_delivery in (1, PARTICIPANTS):
         cpu, wall, takes = run(per_delivery, rounds)
-        per_take = 1000 * cpu / takes
+        per_take[per_delivery] = 1000 * cpu / takes
         print(
             f"{name:<10} {per_delivery:>2} take(s) a delivery: {takes} takes, "
-            f"{per_take:.2f} ms CPU a take ({per_take / base_ms:.1f}x the baseline), "
+            f"{per_take[per_delivery]:.2f} ms CPU a take "
+            f"({per_take[per_delivery] / base_ms:.1f}x the baseline), "
             f"{1000 * wall / takes:.2f} ms wall a take",
             flush=True,
         )
+    hash_ms = hash_step() / 1000
+    for per_delivery in (1, PARTICIPANTS):
+        deliveries_count = rounds * PARTICIPANTS // per_delivery
+        statements = chain_statements(per_delivery, deliveries_count)
+        statements_ms = 1000 * statements / (deliveries_count * per_delivery)
+        whole = per_take[per_delivery]
+        chain_ms = hash_ms + statements_ms
+        print(
+            f"{name:<10} {per_delivery:>2} take(s) a delivery: the chain's cost a take: hash "
+            f"{1000 * hash_ms:.1f} µs + its statement {1000 * statements_ms:.1f} µs = "
+            f"{1000 * chain_ms:.1f} µs of {whole:.3f} ms CPU a take: "
+            f"{100 * chain_ms / whole:.1f} %",
+            flush=True,
+        )
     app.state.engine.dispose()
+
+
+def hash_step(count: int = 20000) -> float:
+    """CPU microseconds of `chain.next_link` for one take (the hash step alone)."""
+    from datetime import UTC, datetime
+
+    from app.core import chain
+
+    now = datetime.now(UTC)
+    content = chain.take_content(
+        source="gps-watch", source_id="bib-101-000123", code="CPQHSECRETCODE1",
+        taken_at=now, received_at=now, recorded_by="key:rpk_abcd",
+        payload={"participant": "101", "code": "CPQHSECRETCODE1", "taken_at": now.isoformat(),
+                 "source": "gps-watch", "source_id": "bib-101-000123"},
+    )  # fmt: skip
+    cpu = time.process_time()
+    for seq in range(count):
+        chain.next_link(seq, chain.GENESIS, chain.TAKE, content)
+    return 1e6 * (time.process_time() - cpu) / count
 
 
 def main() -> int:
@@ -119,6 +180,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     print(f"machine: {machine()}")
+    print(f"hash step alone (chain.next_link of a take): {hash_step():.1f} µs CPU", flush=True)
     for backend in args.backends.split(","):
         if backend == "sqlite":
             with tempfile.TemporaryDirectory() as tmp:

@@ -56,8 +56,10 @@ def rss_kib() -> int:
     return 0
 
 
-def populate(session, participants: int, seed: int = 1) -> Event:
-    """Insert the event, deck, participants, save codes and 60 takes each, in bulk."""
+def populate(session, participants: int, seed: int = 1, *, chained: bool = False) -> Event:
+    """Insert the event, deck, participants, save codes and 60 takes each, in bulk.
+    `chained`: each participant's takes hash-chained as the feed stores them
+    (app.core.chain; the rebuild then writes the heads with the states)."""
     rng = random.Random(seed)
     opens = datetime(2026, 6, 13, 9, tzinfo=UTC)
     event = Event(
@@ -140,10 +142,29 @@ def populate(session, participants: int, seed: int = 1) -> Event:
                 }
             )
     session.execute(insert(SaveCode), save_rows)
+    if chained:
+        _chain(take_rows)
     for start in range(0, len(take_rows), 10_000):
         session.execute(insert(Take), take_rows[start : start + 10_000])
     session.commit()
     return event
+
+
+def _chain(take_rows: list[dict]) -> None:
+    from app.core import chain
+
+    heads: dict[int, tuple[int, str | None]] = {}
+    for row in take_rows:
+        seq, head = heads.get(row["participant_id"], (0, None))
+        content = chain.take_content(
+            source=row["source"], source_id=row["source_id"], code=row["code"],
+            taken_at=row["taken_at"], received_at=row["received_at"],
+            recorded_by=row["recorded_by"], payload=row["payload"],
+        )  # fmt: skip
+        row["log_seq"], row["log_prev"], row["log_hash"] = chain.next_link(
+            seq, head, chain.TAKE, content
+        )
+        heads[row["participant_id"]] = (row["log_seq"], row["log_hash"])
 
 
 def child_populate(participants: int, database_url: str) -> dict:

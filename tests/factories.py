@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.core import chain
 from app.core.security import hash_token
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import Combination, Take
@@ -109,6 +110,29 @@ def make_participant(
     return TestParticipant(participant.id, external_id, token, codes)
 
 
+def chain_take(session: Session, participant_id: int, take: Take) -> None:
+    """Append a directly inserted take to its participant's hash chain, as the feed does
+    (after their last chained take; the head in their state is left to a rebuild)."""
+    last = session.execute(
+        select(Take.log_seq, Take.log_hash)
+        .where(Take.participant_id == participant_id, Take.log_seq.is_not(None))
+        .order_by(Take.log_seq.desc())
+        .limit(1)
+    ).first()
+    content = chain.take_content(
+        source=take.source,
+        source_id=take.source_id,
+        code=take.code,
+        taken_at=take.taken_at,
+        received_at=take.received_at,
+        recorded_by=take.recorded_by,
+        payload=take.payload,
+    )
+    take.log_seq, take.log_prev, take.log_hash = chain.next_link(
+        last[0] if last else 0, last[1] if last else None, chain.TAKE, content
+    )
+
+
 def make_combination(
     session: Session,
     event: Event,
@@ -134,8 +158,11 @@ def make_combination(
         source_id=f"combination-{participant.external_id}-{len(previous) + 1}-{uuid.uuid4().hex}",
         code=participant.save_codes[len(previous) % len(participant.save_codes)],
         taken_at=saved_at,
+        received_at=saved_at,
         recorded_by="test",
+        payload={},
     )
+    chain_take(session, participant.id, take)
     session.add(take)
     session.flush()
     combination = Combination(

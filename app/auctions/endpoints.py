@@ -27,6 +27,7 @@ from app.core.errors import Unauthorized
 from app.core.types import PathId
 from app.events.deps import EventDep, participant_by_token
 from app.flows import ceremony as ceremony_flow
+from app.flows import log_chain
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
 
@@ -66,7 +67,7 @@ def get_results(event: EventDep, session: SessionDep) -> dict:
 def get_results_csv(event: EventDep, session: SessionDep) -> Response:
     """The results as CSV (one row per revealed bid, plus unawarded/pending places)."""
     return Response(
-        service.results_csv(session, event),
+        service.results_csv(session, event, log_head=log_chain.head(session, event)["head"]),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event.id}-results.csv"'},
     )

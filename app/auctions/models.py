@@ -39,6 +39,9 @@ class Auction(Base):
     opened_at: Mapped[datetime | None]
     closed_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The head of the auction's bid chain (app.core.chain): rows so far and the last hash.
+    log_seq: Mapped[int] = mapped_column(server_default="0")
+    log_head: Mapped[str | None] = mapped_column(String(64))
 
 
 class AuctionRound(Base):
@@ -94,6 +97,10 @@ class Bid(Base):
     receipt: Mapped[str] = mapped_column(String(64))
     placed_by: Mapped[str] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The auction's hash chain of bids and withdrawals (app.core.chain).
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class BidWithdrawal(Base):
@@ -108,3 +115,6 @@ class BidWithdrawal(Base):
     replaced_by_bid_id: Mapped[int | None] = mapped_column(ForeignKey("bid.id", ondelete="CASCADE"))
     withdrawn_by: Mapped[str] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.events.models import Event, Participant
-from app.feed.models import Combination
+from app.feed.models import Combination, Take
 
 
 def lock_event(session: Session, event_id: int) -> Event:
@@ -235,3 +235,8 @@ def combinations_of(session: Session, participant_id: int) -> list[Combination]:
             .order_by(Combination.id)
         )
     )
+
+
+def take_hash(session: Session, take_id: int) -> str:
+    """The chain hash (`log_hash`) of a take, e.g. of a combination's save take ("" if none)."""
+    return session.scalar(select(Take.log_hash).where(Take.id == take_id)) or ""

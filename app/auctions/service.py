@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
-from app.core import csvfiles
+from app.core import chain, csvfiles
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
@@ -231,6 +231,7 @@ def place_bid(
         combination_id=combination.id,
         nonce=nonce,
     )
+    now = utcnow()
     bid = Bid(
         auction_id=auction.id,
         round_id=current.id,
@@ -240,19 +241,26 @@ def place_bid(
         nonce=nonce,
         receipt=receipt,
         placed_by=caller.actor,
+        created_at=now,
+    )
+    _chain(
+        auction,
+        bid,
+        chain.BID,
+        chain.bid_content(
+            round_number=current.number,
+            combination_hash=repo.take_hash(session, combination.id),
+            cards=bid.cards,
+            nonce=nonce,
+            receipt=receipt,
+            placed_by=caller.actor,
+            created_at=now,
+        ),
     )
     session.add(bid)
     session.flush()
     if previous is not None:
-        session.add(
-            BidWithdrawal(
-                bid_id=previous.id,
-                reason="replaced",
-                replaced_by_bid_id=bid.id,
-                withdrawn_by=caller.actor,
-            )
-        )
-        session.flush()
+        _withdraw(session, auction, previous, "replaced", caller.actor, replaced_by=bid)
     # The audit entry carries the receipt only: the combination stays sealed.
     record(
         session,
@@ -278,6 +286,44 @@ def place_bid(
     }
 
 
+def _chain(auction: Auction, row: Bid | BidWithdrawal, tag: str, content: Any) -> None:
+    """Append `row` to the auction's hash chain (app.core.chain; the auction row is locked)."""
+    row.log_seq, row.log_prev, row.log_hash = chain.next_link(
+        auction.log_seq, auction.log_head, tag, content
+    )
+    auction.log_seq, auction.log_head = row.log_seq, row.log_hash
+
+
+def _withdraw(
+    session: Session,
+    auction: Auction,
+    bid: Bid,
+    reason: str,
+    actor: str,
+    *,
+    replaced_by: Bid | None = None,
+) -> None:
+    """Store a withdrawal of `bid` (`replaced` by `replaced_by`, or `withdrawn`), chained."""
+    now = utcnow()
+    row = BidWithdrawal(
+        bid_id=bid.id,
+        reason=reason,
+        replaced_by_bid_id=replaced_by.id if replaced_by else None,
+        withdrawn_by=actor,
+        created_at=now,
+    )
+    content = chain.withdrawal_content(
+        bid_hash=bid.log_hash or "",
+        reason=reason,
+        replaced_by_hash=replaced_by.log_hash if replaced_by else None,
+        withdrawn_by=actor,
+        created_at=now,
+    )
+    _chain(auction, row, chain.BID_WITHDRAWAL, content)
+    session.add(row)
+    session.flush()
+
+
 def withdraw_bid(
     session: Session, event: Event, place: int, caller: Caller, bid_id: int
 ) -> dict[str, Any]:
@@ -301,8 +347,7 @@ def withdraw_bid(
         raise rules.BidRefused("That bid belongs to a closed round.", code="round_closed")
     if repo.withdrawal_of(session, bid.id) is not None:
         raise rules.BidRefused("That bid was already replaced or withdrawn.", code="bid_not_live")
-    session.add(BidWithdrawal(bid_id=bid.id, reason="withdrawn", withdrawn_by=caller.actor))
-    session.flush()
+    _withdraw(session, auction, bid, "withdrawn", caller.actor)
     ext = repo.external_ids_of(session, [bid.participant_id])
     record(
         session,
@@ -805,13 +850,16 @@ CSV_COLUMNS = [
     "description",
     "rank",
     "result",
+    "log_head",
 ]
 
 
-def results_csv(session: Session, event: Event) -> str:
+def results_csv(session: Session, event: Event, *, log_head: str = "") -> str:
     """The results as CSV: one row per revealed bid (`result` winner/lost), plus one row
-    per place without a revealed winning bid (`result` unawarded or pending). Text cells
-    are neutralised against formula injection (`app.core.csvfiles.write`)."""
+    per place without a revealed winning bid (`result` unawarded or pending). Every row
+    ends with `log_head`, the event head over the take and bid logs when the file was made
+    (app.flows.log_chain), so a kept file can be checked against an archive later. Text
+    cells are neutralised against formula injection (`app.core.csvfiles.write`)."""
     data = results(session, event)
     names = repo.participant_names(session, event.id)
     by_external = {v: k for k, v in repo.external_ids(session, event.id).items()}
@@ -838,9 +886,10 @@ def results_csv(session: Session, event: Event) -> str:
                         bid["combination"]["description"],
                         bid["rank"],
                         "winner" if won else "lost",
+                        log_head,
                     ]
                 )
         if auction["status"] != "closed" or winners.get(place) is None:
             status = "unawarded" if auction["status"] == "closed" else auction["status"]
-            rows.append([place, "", "", "", "", "", "", "", "", status])
+            rows.append([place, "", "", "", "", "", "", "", "", status, log_head])
     return csvfiles.write(CSV_COLUMNS, rows)

@@ -39,6 +39,11 @@ class Take(Base):
     device_taken_at: Mapped[datetime | None]
     clock_offset_seconds: Mapped[float | None]
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The participant's hash chain (app.core.chain); NULL only for a row written outside
+    # the service, which `verify` reports.
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class TakeVoid(Base):
@@ -51,6 +56,10 @@ class TakeVoid(Base):
     reason: Mapped[str] = mapped_column(Text)
     voided_by: Mapped[str] = mapped_column(String(120))
     voided_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # In the chain of the voided take's participant (app.core.chain).
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class SourceClock(Base):
@@ -112,6 +121,12 @@ class ParticipantState(Base):
     last_taken_at: Mapped[datetime | None]
     last_take_id: Mapped[int | None]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The head of the participant's hash chain of takes and voids (app.core.chain): rows so
+    # far and the last row's hash. Like the state, it follows from the log (a rebuild
+    # recomputes it from the rows' `log_seq`/`log_hash`); written with the state, under
+    # the participant's row lock.
+    log_seq: Mapped[int] = mapped_column(server_default="0")
+    log_head: Mapped[str | None] = mapped_column(String(64))
 
 
 class Combination(Base):

@@ -92,8 +92,9 @@ _LOCK_BY_EXTERNAL_ID = (
 
 
 def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, RowMapping]:
-    """The stored states (`state`, `last_taken_at`, `last_take_id`) of these
-    participants, as plain rows by participant id (absent: no take yet)."""
+    """The stored states (`state`, `last_taken_at`, `last_take_id`, and the chain head
+    `log_seq`, `log_head`) of these participants, as plain rows by participant id
+    (absent: no take yet). Read after the participants' lock: the heads are current."""
     ids = sorted(set(participant_ids))
     found: dict[int, RowMapping] = {}
     for start in range(0, len(ids), 500):
@@ -107,6 +108,8 @@ _STATES = select(
     ParticipantState.state,
     ParticipantState.last_taken_at,
     ParticipantState.last_take_id,
+    ParticipantState.log_seq,
+    ParticipantState.log_head,
 ).where(ParticipantState.participant_id.in_(bindparam("ids", expanding=True)))
 
 
@@ -122,7 +125,7 @@ def save_states(
     """Write participants' projected states: INSERT the `new`, UPDATE the `existing`.
 
     Each row: `participant_id`, `event_id`, `state`, `last_taken_at`,
-    `last_take_id`, `updated_at`. Core executemany statements, no ORM object:
+    `last_take_id`, `updated_at`, `log_seq`, `log_head`. Core executemany statements, no ORM object:
     the caller holds the participants' locks, and no ParticipantState object of
     theirs is loaded in the session (`states_of` returns plain rows).
     """
@@ -140,7 +143,8 @@ def save_states(
 
 
 _STATE_TABLE = ParticipantState.__table__
-_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at")  # what an UPDATE sets
+# what an UPDATE sets
+_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at", "log_seq", "log_head")
 _UPDATE_STATE = (
     update(_STATE_TABLE)
     .where(_STATE_TABLE.c.participant_id == bindparam("pid"))
@@ -149,6 +153,8 @@ _UPDATE_STATE = (
         last_taken_at=bindparam("last_taken_at"),
         last_take_id=bindparam("last_take_id"),
         updated_at=bindparam("updated_at"),
+        log_seq=bindparam("log_seq"),
+        log_head=bindparam("log_head"),
     )
 )
 
@@ -185,6 +191,29 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
             .order_by(Participant.id)
             .with_for_update()
         ).all()
+
+
+def logged_source_keys(
+    session: Session, event_id: int, keys: Iterable[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Which of these `(source, source_id)` pairs are already in the event's take log."""
+    wanted = set(keys)
+    source_ids = sorted({source_id for _, source_id in wanted})
+    found: set[tuple[str, str]] = set()
+    for start in range(0, len(source_ids), 500):
+        rows = session.execute(
+            _LOGGED_KEYS, {"event_id": event_id, "ids": source_ids[start : start + 500]}
+        )
+        found.update(
+            (source, source_id) for source, source_id in rows if (source, source_id) in wanted
+        )
+    return found
+
+
+_LOGGED_KEYS = select(Take.source, Take.source_id).where(
+    Take.event_id == bindparam("event_id"),
+    Take.source_id.in_(bindparam("ids", expanding=True)),
+)
 
 
 INSERT_CHUNK = 500  # rows per INSERT statement (9 parameters each)
@@ -357,9 +386,19 @@ def save_codes_of_event(session: Session, event_id: int) -> dict[int, list[str]]
     return found
 
 
+def void_links_of_event(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(participant_id, log_seq, log_hash)` of the event's chained voids (with the
+    takes' own, what a rebuild needs to recompute the chain heads)."""
+    return session.execute(
+        select(Take.participant_id, TakeVoid.log_seq, TakeVoid.log_hash)
+        .join(Take, Take.id == TakeVoid.take_id)
+        .where(Take.event_id == event_id, TakeVoid.log_seq.is_not(None))
+    ).all()
+
+
 def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
-    """Rows `(id, participant_id, code, taken_at, source, device_taken_at, voided)` of every
-    take of the event.
+    """Rows `(id, participant_id, code, taken_at, source, device_taken_at, voided, log_seq,
+    log_hash)` of every take of the event.
 
     Ordered by participant, then field time (RULES.md I-4: `taken_at`, then id);
     `voided` is True when an organiser voided the take. Plain rows (fast).
@@ -373,6 +412,8 @@ def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
             Take.source,
             Take.device_taken_at,
             TakeVoid.id.is_not(None).label("voided"),
+            Take.log_seq,
+            Take.log_hash,
         )
         .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
         .where(Take.event_id == event_id)

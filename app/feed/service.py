@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.core import audit, csvfiles
+from app.core import audit, chain, csvfiles
 from app.core.db import utcnow
 from app.core.errors import (
     AppError,
@@ -247,10 +247,15 @@ def _store_state(
     participant: Participant,
     state: rules.PlayState,
     last: rules.TakeIn | None,
+    head: tuple[int, str] | None = None,
 ) -> None:
+    """Write a participant's state row; `head`: their chain's new `(log_seq, log_head)`
+    (None: unchanged)."""
     if row is None:
         row = ParticipantState(participant_id=participant.id, event_id=participant.event_id)
         session.add(row)
+    if head is not None:
+        row.log_seq, row.log_head = head
     row.state = state.to_json()
     row.last_taken_at = last.taken_at if last else None
     row.last_take_id = last.take_id if last else None
@@ -283,12 +288,14 @@ def apply_new_takes(
     row: Mapping[str, Any] | None,
     save_codes: Sequence[str],
     writes: ProjectionWrites,
+    head: tuple[int, str] | None = None,
 ) -> dict[int, rules.Outcome]:
     """Apply takes just inserted into the log for `participant` (already locked).
 
     `row` is the participant's stored state (`repo.states_of`: `state`,
-    `last_taken_at`, `last_take_id`; None before their first take) and
-    `save_codes` their save codes. In field-time order after the participant's
+    `last_taken_at`, `last_take_id`, `log_seq`, `log_head`; None before their first
+    take), `save_codes` their save codes and `head` their chain's new head after
+    these takes (`_chained_take_rows`; None: unchanged). In field-time order after the participant's
     last take: applied incrementally to the stored state, its rows collected
     in `writes` (the caller writes them all at once). Otherwise (a late take):
     the participant is replayed from the log (RULES.md I-4) and rewritten at
@@ -297,7 +304,7 @@ def apply_new_takes(
     ordered = sorted(new, key=rules.field_order)
     last_key = (row["last_taken_at"], row["last_take_id"]) if row and row["last_taken_at"] else None
     if last_key is not None and rules.field_order(ordered[0]) <= last_key:
-        outcomes, _ = replay_participant(session, deck, participant)
+        outcomes, _ = replay_participant(session, deck, participant, head=head)
         return {take.take_id: outcomes[take.take_id] for take in ordered}
 
     course = deck.course(save_codes)
@@ -313,6 +320,9 @@ def apply_new_takes(
                 _combination_row(combination, participant.event_id, participant.id)
             )
     last = ordered[-1]
+    if head is None:
+        head = (row["log_seq"], row["log_head"]) if row else (0, None)  # type: ignore[assignment]
+    assert head is not None
     values = {
         "participant_id": participant.id,
         "event_id": participant.event_id,
@@ -320,15 +330,18 @@ def apply_new_takes(
         "last_taken_at": last.taken_at,
         "last_take_id": last.take_id,
         "updated_at": utcnow(),
+        "log_seq": head[0],
+        "log_head": head[1],
     }
     (writes.updated_states if row is not None else writes.states).append(values)
     return result
 
 
 def replay_participant(
-    session: Session, deck: Deck, participant: Participant
+    session: Session, deck: Deck, participant: Participant, *, head: tuple[int, str] | None = None
 ) -> tuple[dict[int, rules.Outcome], int]:
-    """Replay `participant` (already locked) from the log and rewrite their projection.
+    """Replay `participant` (already locked) from the log and rewrite their projection
+    (with `head`, their chain's new `(log_seq, log_head)`, when rows were just appended).
 
     Voided takes are left out of the fold; their outcome is `rejected`/`voided`.
     A take whose outcome or reason changes keeps the old one in
@@ -381,7 +394,8 @@ def replay_participant(
             row.deal, row.saved_at = combination.deal, combination.saved_at
 
     last = max(live, key=rules.field_order) if live else None
-    _store_state(session, session.get(ParticipantState, participant.id), participant, state, last)
+    stored_state = session.get(ParticipantState, participant.id, populate_existing=True)
+    _store_state(session, stored_state, participant, state, last, head)
     session.flush()
     if changed:
         audit.record(
@@ -592,22 +606,18 @@ def ingest(
                 if index not in duplicates]  # fmt: skip
     offsets = {index: clock_offset(received_at, sent[index], clock_tolerance)
                for index, _, _ in to_store}  # fmt: skip
-    rows = [
-        {
-            "event_id": event.id,
-            "participant_id": participant.id,
-            "source": item.source,
-            "source_id": item.source_id,
-            "code": item.code,
-            **_corrected_time(item.taken_at, offsets[index]),
-            "received_at": received_at,
-            "recorded_by": senders[index],
-            "payload": payloads[index] if payloads else item.model_dump(mode="json"),
-        }
-        for index, item, participant in to_store
-    ]
+    times = {index: _corrected_time(item.taken_at, offsets[index])
+             for index, item, _ in to_store}  # fmt: skip
+    # After the lock: the states (and chain heads) the previous lock holder committed.
+    states = repo.states_of(session, (participant.id for _, _, participant in to_store))
+    rows, heads = _chained_take_rows(
+        session, event, to_store, senders, received_at, payloads, states, times
+    )
     inserted = repo.insert_takes(session, rows)
-    times = {index: row for (index, _, _), row in zip(to_store, rows, strict=True)}
+    if len(inserted) != len(rows):
+        # Another transaction stored one of these (source, source_id) after our check; the
+        # chain was computed without it. Fail: the batcher retries each delivery alone.
+        raise RuntimeError("a take of this delivery was stored concurrently; retry")
     claimed: set[tuple[str, str]] = set()
     for index, item, participant in to_store:
         key = (item.source, item.source_id)
@@ -625,7 +635,6 @@ def ingest(
         new[participant.id].append(rules.TakeIn(take_id, item.code, field_time))
 
     outcomes: dict[int, rules.Outcome] = {}
-    states = repo.states_of(session, new)  # after the lock: sees the previous holder's state
     # Save codes are needed only to classify codes that are neither CP nor discard codes.
     save_codes = repo.save_codes_by_participant(
         session,
@@ -646,6 +655,7 @@ def ingest(
                 row=states.get(participant_id),
                 save_codes=save_codes.get(participant_id, ()),
                 writes=writes,
+                head=heads.get(participant_id),
             )
         )
     writes.write(session)
@@ -746,6 +756,70 @@ def set_source_clock(
         takes=takes,
         changed_outcomes=changed,
     )
+
+
+def _chained_take_rows(
+    session: Session,
+    event: Event,
+    to_store: Sequence[tuple[int, TakeCreate, Participant]],
+    senders: Sequence[str],
+    received_at: datetime,
+    payloads: Sequence[dict[str, Any]] | None,
+    states: Mapping[int, Any],
+    times: Mapping[int, dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[int, tuple[int, str]]]:
+    """The `take` rows to insert, each appended to its participant's hash chain
+    (app.core.chain; the participants are locked and their heads current). A
+    `(source, source_id)` already in the log, or earlier in the batch, gets no row:
+    it is a redelivery. `states`: the participants' stored states with their chain heads
+    (`repo.states_of`, read after the lock); `times`: each item's time columns
+    (`_corrected_time`: field time, and the device time and offset of a corrected clock).
+    Returns the rows and each participant's new
+    head `(log_seq, log_head)` (written with their state)."""
+    logged = repo.logged_source_keys(
+        session, event.id, ((item.source, item.source_id) for _, item, _ in to_store)
+    )
+    rows: list[dict[str, Any]] = []
+    heads: dict[int, tuple[int, str]] = {}
+    for index, item, participant in to_store:
+        key = (item.source, item.source_id)
+        if key in logged:
+            continue
+        logged.add(key)
+        payload = payloads[index] if payloads else item.model_dump(mode="json")
+        content = chain.take_content(
+            source=item.source,
+            source_id=item.source_id,
+            code=item.code,
+            received_at=received_at,
+            recorded_by=senders[index],
+            payload=payload,
+            **times[index],
+        )
+        if participant.id in heads:
+            seq, head = heads[participant.id]
+        else:
+            state = states.get(participant.id)
+            seq, head = (state["log_seq"], state["log_head"]) if state else (0, None)
+        seq, prev, digest = chain.next_link(seq, head, chain.TAKE, content)
+        heads[participant.id] = (seq, digest)
+        rows.append(
+            {
+                "event_id": event.id,
+                "participant_id": participant.id,
+                "source": item.source,
+                "source_id": item.source_id,
+                "code": item.code,
+                **times[index],
+                "received_at": received_at,
+                "recorded_by": senders[index],
+                "payload": payload,
+                "log_seq": seq,
+                "log_prev": prev,
+                "log_hash": digest,
+            }
+        )
+    return rows, heads
 
 
 # -- phones -----------------------------------------------------------------------------------
@@ -849,9 +923,21 @@ def void_take(session: Session, event: Event, take_id: int, reason: str, *, acto
     repo.lock_participants(session, [participant.id])
     if session.scalar(select(TakeVoid.id).where(TakeVoid.take_id == take_id)) is not None:
         raise Conflict(f"Take {take_id} is already voided.", code="take_already_voided")
-    session.add(TakeVoid(take_id=take_id, reason=reason, voided_by=actor, voided_at=utcnow()))
+    voided_at = utcnow()
+    content = chain.void_content(
+        take_hash=take.log_hash or "", reason=reason, voided_by=actor, voided_at=voided_at
+    )
+    state_row = session.get(ParticipantState, participant.id, populate_existing=True)
+    seq, head = (state_row.log_seq, state_row.log_head) if state_row else (0, None)
+    seq, prev, digest = chain.next_link(seq, head, chain.TAKE_VOID, content)
+    session.add(
+        TakeVoid(
+            take_id=take_id, reason=reason, voided_by=actor, voided_at=voided_at,
+            log_seq=seq, log_prev=prev, log_hash=digest,
+        )
+    )  # fmt: skip
     session.flush()
-    replay_participant(session, load_deck(session, event), participant)
+    replay_participant(session, load_deck(session, event), participant, head=(seq, digest))
     audit.record(
         session,
         event_id=event.id,
@@ -970,8 +1056,9 @@ def replay_event(session: Session, event: Event, *, actor: str) -> ReplaySummary
     `rejected`/`voided` where they stood; a take whose outcome or reason changed
     keeps the old one in `previous_outcome`/`previous_reason` with `changed_at`
     (and a `feed.outcomes_changed` audit entry per participant); an unchanged
-    take keeps its change history. Returns the `ReplaySummary`. On a consistent
-    projection nothing changes. 409
+    take keeps its change history. Returns the `ReplaySummary`. Each participant's chain
+    head (app.core.chain) is recomputed from the log rows and written with the state.
+    On a consistent projection nothing changes. 409
     `feed_closed` once the ceremony has begun (the auction results rest on the
     combinations as they are).
     """
@@ -983,8 +1070,14 @@ def replay_event(session: Session, event: Event, *, actor: str) -> ReplaySummary
     save_codes = repo.save_codes_of_event(session, event.id)
     existing = repo.outcomes_of_event(session, event.id)
     logged: dict[int, list[Any]] = defaultdict(list)
+    heads: dict[int, tuple[int, str]] = {}  # each chain's last row (app.core.chain)
     for row in repo.takes_of_event(session, event.id):
         logged[row.participant_id].append(row)
+        if row.log_seq is not None and row.log_seq > heads.get(row.participant_id, (0, ""))[0]:
+            heads[row.participant_id] = (row.log_seq, row.log_hash)
+    for participant_id, seq, digest in repo.void_links_of_event(session, event.id):
+        if seq > heads.get(participant_id, (0, ""))[0]:
+            heads[participant_id] = (seq, digest)
 
     now = utcnow()
     outcome_rows: list[dict[str, Any]] = []
@@ -1048,6 +1141,8 @@ def replay_event(session: Session, event: Event, *, actor: str) -> ReplaySummary
                 "last_taken_at": last.taken_at if last else None,
                 "last_take_id": last.take_id if last else None,
                 "updated_at": now,
+                "log_seq": heads.get(participant_id, (0, None))[0],
+                "log_head": heads.get(participant_id, (0, None))[1],
             }
         )
         takes += len(by_id)

@@ -31,6 +31,7 @@ from app.feed import keys as key_service
 from app.feed import service as feed_service
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
+from app.flows import log_chain
 from app.web import admin_ceremony, sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
 from app.web.forms import CsrfRejected
@@ -421,6 +422,7 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
         **admin_ceremony.ceremony_context(
             session, event, views, request.query_params.get("participant")
         ),
+        "log_head": log_chain.head(session, event),
         **flash(request),
     }
     return render(request, "admin/ceremony.html", context)
@@ -518,6 +520,7 @@ def projector(
         "version": ceremony_version([view]),
         "outcome_step": bid_total + 1,
         "podium_step": bid_total + 2,
+        "log_head": log_chain.head(session, event),
     }
     return render(request, "admin/projector.html", context)
 

@@ -326,6 +326,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.combination": ("Комбинация", "Combination"),
     "ceremony.bids_in": ("Ставок: {count}", "Bids in: {count}"),
     "ceremony.podium": ("Пьедестал", "Podium"),
+    "log.head": ("Контрольный хеш журналов", "Log head"),
+    "log.head_counts": (
+        "(записей отметок: {takes}, ставок: {bids})",
+        "({takes} take rows, {bids} bid rows)",
+    ),
     "ceremony.bid_placed": ("Ставка принята.", "Your bid is in."),
     "ceremony.bid_withdrawn": ("Ставка отозвана.", "Your bid was withdrawn."),
     "ceremony.pending": ("ещё не разыграно", "not yet auctioned"),

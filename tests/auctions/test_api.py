@@ -178,14 +178,17 @@ def test_full_ceremony_keeping_the_best_for_first_place(
     assert csv_response.headers["content-type"].startswith("text/csv")
     lines = csv_response.text.strip().split("\n")
     assert lines[0] == (
-        "place,round,participant,name,combination_id,cards,category,description,rank,result"
+        "place,round,participant,name,combination_id,cards,category,description,rank,result,"
+        "log_head"
     )
+    log_head = client.get(f"/api/v1/events/{w.event_id}/log/head").json()["head"]
+    assert all(line.endswith("," + log_head) for line in lines[1:])
     assert len(lines) == 1 + 4 + 3 + 1
     assert lines[1].startswith(
         f"3,1,B,Participant B,{w.combos['B_quads']},KS KH KD KC 5H,four_of_a_kind,"
     )
-    assert lines[1].endswith(",1,winner")
-    assert lines[2].endswith(",2,lost")
+    assert lines[1].endswith(f",1,winner,{log_head}")
+    assert lines[2].endswith(f",2,lost,{log_head}")
     assert lines[-1].startswith(f"1,1,A,Participant A,{w.combos['A_quads']},")
 
     actions = audit_actions(session, w.event_id)

@@ -120,6 +120,11 @@ def test_a_fast_device_just_before_the_close_counts(client, admin, world):
     assert nine["device_taken_at"] is None
     assert parse(nine["taken_at"]) == CLOSES - timedelta(minutes=10)
 
+    # The corrected takes' chain (which hashes the raw device time and the offset too)
+    # verifies as stored.
+    verified = client.get(f"/api/v1/events/{w.id}/log/verify", headers=admin).json()
+    assert verified["ok"] is True, verified
+
 
 def test_a_redelivered_batch_stores_nothing(client, admin, world):
     w = world

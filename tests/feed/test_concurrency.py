@@ -56,6 +56,9 @@ def check_final_state(client: TestClient, w: World) -> None:
     assert combination["cards"] == ["3S", "4S", "5S", "6S", "7S"]
     rebuilt = client.post(f"/api/v1/events/{w.id}/rebuild", headers=admin).json()
     assert rebuilt["changed_outcomes"] == 0
+    # The participant's hash chain stayed one line: every take follows the one stored before.
+    verified = client.get(f"/api/v1/events/{w.id}/log/verify", headers=admin).json()
+    assert (verified["ok"], verified["takes"]) == (True, len(EXPECTED_REASONS))
 
 
 def test_concurrent_deliveries_from_threads(client, world):

@@ -1,0 +1,521 @@
+"""The event archive: one versioned JSON document with everything, and its checked restore.
+
+`export_event` writes the event, its deck (with codes), participants (save codes,
+token hashes), integration keys (hashes), the take log with voids and manual
+takes and their chains, auctions with rounds, bids and withdrawals (chains too),
+the audit trail, and what the replay must give back (`expected`: the chain heads,
+each participant's state, the combinations, every take's outcome, the auction
+results). Rows keep their ids of the exporting database only to refer to each
+other; nothing hashed depends on them (app.core.chain).
+
+`import_event` restores an archive as a new event of this database (SQLite or
+PostgreSQL) in the caller's transaction: inserts the rows with new ids, replays
+the feed (`feed.service.rebuild_event`), recomputes every chain
+(`log_chain.verify`), and compares the head, the states, combinations, outcomes
+and auction results with `expected`. Any difference raises Unprocessable
+`archive_mismatch` naming what differs (in the archive's own ids), and the
+caller's rollback stores nothing.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Table, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session
+
+from app.auctions import service as auction_service
+from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.core.audit import AuditEntry, record
+from app.core.db import UTCDateTime, utcnow
+from app.core.errors import Conflict, Unprocessable
+from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.feed import service as feed_service
+from app.feed.models import (
+    Combination,
+    IntegrationKey,
+    ParticipantState,
+    Take,
+    TakeOutcome,
+    TakeVoid,
+)
+from app.flows import log_chain
+
+FORMAT = "rogaine-poker-event-archive"
+VERSION = 1
+MAX_DIFFERENCES = 20  # named in a refusal
+
+
+# -- rows <-> JSON -----------------------------------------------------------------------------
+
+
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _rows(session: Session, table: Table, *where: Any) -> list[dict[str, Any]]:
+    """Every column of the matching rows, in id order, JSON-ready (datetimes as ISO 8601)."""
+    order = table.c.id if "id" in table.c else next(iter(table.primary_key))
+    result = session.execute(select(table).where(*where).order_by(order)).mappings()
+    return [{key: _json(value) for key, value in row.items()} for row in result]
+
+
+def _typed(table: Table, row: dict[str, Any]) -> dict[str, Any]:
+    """An archived row as insert values: only the table's columns, ISO strings of timestamp
+    columns parsed back."""
+    names, times = _columns(table)
+    values = {name: row[name] for name in names if name in row}
+    for name in times:
+        value = values.get(name)
+        if isinstance(value, str):
+            values[name] = datetime.fromisoformat(value)
+    return values
+
+
+_COLUMNS: dict[str, tuple[list[str], list[str]]] = {}
+
+
+def _columns(table: Table) -> tuple[list[str], list[str]]:
+    """(every column name, the timestamp columns' names) of a table, computed once."""
+    found = _COLUMNS.get(table.name)
+    if found is None:
+        found = _COLUMNS[table.name] = (
+            [c.name for c in table.c],
+            [c.name for c in table.c if isinstance(c.type, UTCDateTime)],
+        )
+    return found
+
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def export_event(session: Session, event: Event) -> dict[str, Any]:
+    """The archive of `event` (a JSON-ready dict, `format`/`version` first).
+
+    Read in the caller's transaction; the organiser's secrets it holds (CP codes,
+    save codes) are the organiser's, and tokens and keys appear only as hashes.
+    """
+    eid = event.id
+    t = {m: m.__table__ for m in (Event, Checkpoint, Participant, SaveCode, IntegrationKey,
+                                  Take, TakeVoid, Auction, AuctionRound, Bid, BidWithdrawal,
+                                  AuditEntry)}  # fmt: skip
+    participants = _rows(session, t[Participant], t[Participant].c.event_id == eid)
+    of_event = select(Participant.id).where(Participant.event_id == eid)
+    takes_of_event = select(Take.id).where(Take.event_id == eid)
+    auctions_of_event = select(Auction.id).where(Auction.event_id == eid)
+    bids_of_event = select(Bid.id).where(Bid.auction_id.in_(auctions_of_event))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": utcnow().isoformat(),
+        "event": _rows(session, t[Event], t[Event].c.id == eid)[0],
+        "checkpoints": _rows(session, t[Checkpoint], t[Checkpoint].c.event_id == eid),
+        "participants": participants,
+        "save_codes": _rows(session, t[SaveCode], t[SaveCode].c.participant_id.in_(of_event)),
+        "integration_keys": _rows(session, t[IntegrationKey], t[IntegrationKey].c.event_id == eid),
+        "takes": _rows(session, t[Take], t[Take].c.event_id == eid),
+        "take_voids": _rows(session, t[TakeVoid], t[TakeVoid].c.take_id.in_(takes_of_event)),
+        "auctions": _rows(session, t[Auction], t[Auction].c.event_id == eid),
+        "auction_rounds": _rows(
+            session, t[AuctionRound], t[AuctionRound].c.auction_id.in_(auctions_of_event)
+        ),
+        "bids": _rows(session, t[Bid], t[Bid].c.auction_id.in_(auctions_of_event)),
+        "bid_withdrawals": _rows(
+            session, t[BidWithdrawal], t[BidWithdrawal].c.bid_id.in_(bids_of_event)
+        ),
+        "audit": _rows(session, t[AuditEntry], t[AuditEntry].c.event_id == eid),
+        "expected": expected_state(session, event),
+    }
+
+
+def expected_state(session: Session, event: Event) -> dict[str, Any]:
+    """What a replay of the event must give: chain heads, states, combinations, outcomes
+    and auction results, keyed by external id and take id (this database's ids)."""
+    heads = log_chain.stored_heads(session, event.id)
+    external = dict(
+        session.execute(
+            select(Participant.id, Participant.external_id).where(Participant.event_id == event.id)
+        ).all()
+    )
+    numbers = dict(
+        session.execute(
+            select(Checkpoint.id, Checkpoint.number).where(Checkpoint.event_id == event.id)
+        ).all()
+    )
+    states = session.execute(
+        select(ParticipantState.participant_id, ParticipantState.state).where(
+            ParticipantState.event_id == event.id
+        )
+    ).all()
+    combinations = session.execute(
+        select(
+            Combination.id, Combination.participant_id, Combination.cards,
+            Combination.category, Combination.deal, Combination.saved_at,
+        ).where(Combination.event_id == event.id).order_by(Combination.id)
+    ).all()  # fmt: skip
+    outcomes = session.execute(
+        select(
+            TakeOutcome.take_id, TakeOutcome.kind, TakeOutcome.outcome, TakeOutcome.reason,
+            TakeOutcome.card, TakeOutcome.checkpoint_id, TakeOutcome.deal, TakeOutcome.round,
+            TakeOutcome.previous_outcome, TakeOutcome.previous_reason, TakeOutcome.changed_at,
+        )
+        .join(Take, Take.id == TakeOutcome.take_id)
+        .where(Take.event_id == event.id)
+        .order_by(TakeOutcome.take_id)
+    ).all()  # fmt: skip
+    return {
+        "log": {"head": heads.head, "takes": heads.takes, "bids": heads.bids},
+        "states": {external[pid]: _utc_state(state) for pid, state in states},
+        "combinations": [
+            {
+                "take": c.id,
+                "participant": external[c.participant_id],
+                "cards": c.cards,
+                "category": c.category,
+                "deal": c.deal,
+                "saved_at": c.saved_at.isoformat(),
+            }
+            for c in combinations
+        ],
+        "outcomes": [
+            {
+                "take": o.take_id,
+                "kind": o.kind,
+                "outcome": o.outcome,
+                "reason": o.reason,
+                "card": o.card,
+                "checkpoint": numbers.get(o.checkpoint_id),
+                "deal": o.deal,
+                "round": o.round,
+                "previous_outcome": o.previous_outcome,
+                "previous_reason": o.previous_reason,
+                "changed_at": _json(o.changed_at),
+            }
+            for o in outcomes
+        ],
+        "results": without_ids(auction_service.results(session, event)),
+    }
+
+
+def _utc_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A stored state with its combinations' `saved_at` in UTC (an incremental apply keeps
+    the offset the take was sent with, a replay reads UTC from the log: the same instant)."""
+    combinations = [
+        {**c, "saved_at": datetime.fromisoformat(c["saved_at"]).astimezone(UTC).isoformat()}
+        for c in state.get("combinations", [])
+    ]
+    return {**state, "combinations": combinations}
+
+
+def without_ids(value: Any) -> Any:
+    """`value` with every database id dropped (`id`, `event_id`, `bid_id`, `combination_id`):
+    auction results compared across databases."""
+    if isinstance(value, dict):
+        return {
+            k: without_ids(v)
+            for k, v in value.items()
+            if k not in ("id", "event_id", "bid_id", "combination_id")
+        }
+    if isinstance(value, list):
+        return [without_ids(item) for item in value]
+    return value
+
+
+# -- import ------------------------------------------------------------------------------------
+
+
+class _Ids:
+    """Old (archive) id -> new id, per table."""
+
+    def __init__(self) -> None:
+        self.maps: dict[str, dict[int, int]] = {}
+
+    def __call__(self, table: str, old: int | None) -> int | None:
+        return None if old is None else self.maps[table][old]
+
+
+def _insert(
+    session: Session,
+    table: Table,
+    rows: list[dict[str, Any]],
+    ids: _Ids,
+    remap: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
+    """Insert archived rows with new ids (`remap` rewrites their references) and record
+    old id -> new id under the table's name."""
+    found: dict[int, int] = {}
+    for start in range(0, len(rows), 5000):
+        chunk = rows[start : start + 5000]
+        values = []
+        for row in chunk:
+            typed = _typed(table, remap(dict(row)))
+            typed.pop("id", None)
+            values.append(typed)
+        if not values:
+            continue
+        statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+        new_ids = session.execute(statement, values).scalars().all()
+        found.update(zip((row["id"] for row in chunk), new_ids, strict=True))
+    ids.maps[table.name] = found
+
+
+def _invalid(detail: str) -> Unprocessable:
+    return Unprocessable(f"Not a valid event archive: {detail}", code="archive_invalid")
+
+
+def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, dict[str, Any]]:
+    """Restore `archive` (an `export_event` document) as a new event; (the event, the
+    verification report `{"head", "takes", "bids", "participants", "combinations"}`).
+
+    Raises Unprocessable `archive_invalid` (not an archive of this format/version, or
+    a malformed row), Conflict `archive_conflict` (its codes, token hashes or key hashes
+    are already used in this database: e.g. the original event is here), Unprocessable
+    `archive_mismatch` with `differences` (what the restored event does not reproduce).
+    The caller's transaction must be rolled back on error (SessionDep, `transaction`).
+    """
+    if not isinstance(archive, dict) or archive.get("format") != FORMAT:
+        raise _invalid(f"`format` must be {FORMAT!r}.")
+    if archive.get("version") != VERSION:
+        raise _invalid(f"version {archive.get('version')!r} is not supported (only {VERSION}).")
+    # The archive is a large tree of small objects without cycles: keep the collector from
+    # walking it again and again while the rows are inserted and checked.
+    gc.freeze()
+    try:
+        return _import(session, archive, actor)
+    finally:
+        gc.unfreeze()
+
+
+def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, dict[str, Any]]:
+    try:
+        event, ids = _restore_rows(session, archive, actor)
+        differences = _differences(session, event, archive["expected"], ids)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _invalid(f"a row is malformed ({type(exc).__name__}: {exc}).") from exc
+    except IntegrityError as exc:
+        if _unique_violation(exc):
+            raise Conflict(
+                "The archive's CP codes, token hashes or key hashes are already used in this "
+                "database (is the original event here?). Restore it into another database.",
+                code="archive_conflict",
+            ) from exc
+        raise _invalid(f"a row breaks a constraint ({type(exc.orig).__name__}).") from exc
+    except DBAPIError as exc:  # a value the database refuses (too long, wrong type)
+        raise _invalid(f"the database refuses a row ({type(exc.orig).__name__}).") from exc
+    if differences:
+        raise Unprocessable(
+            f"The archive does not restore the event it describes: {differences[0]}"
+            + (f" (and {len(differences) - 1} more)" if len(differences) > 1 else ""),
+            code="archive_mismatch",
+            differences=differences[:MAX_DIFFERENCES],
+        )
+    record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action="event.imported",
+        subject=f"event:{event.id}",
+        details={"from_event": archive["event"]["id"], "exported_at": archive.get("exported_at")},
+    )
+    expected = archive["expected"]
+    return event, {
+        **expected["log"],
+        "participants": len(expected["states"]),
+        "combinations": len(expected["combinations"]),
+    }
+
+
+def _unique_violation(exc: IntegrityError) -> bool:
+    """PostgreSQL's unique_violation (23505) or SQLite's "UNIQUE constraint failed"."""
+    return getattr(exc.orig, "sqlstate", None) == "23505" or "UNIQUE constraint" in str(exc.orig)
+
+
+def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, _Ids]:
+    ids = _Ids()
+    source = archive["event"]
+    # The event starts unfrozen so that the feed can be replayed; its status and freeze
+    # are restored once the replay is done.
+    event_values = {**source, "status": "course_closed", "feed_frozen_at": None}
+    _insert(session, Event.__table__, [event_values], ids, lambda r: r)
+    event_id = ids("event", source["id"])
+    assert event_id is not None
+
+    def of_event(row: dict[str, Any]) -> dict[str, Any]:
+        return {**row, "event_id": event_id}
+
+    def of_participant(row: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **row,
+            "event_id": event_id,
+            "participant_id": ids("participant", row["participant_id"]),
+        }
+
+    _insert(session, Checkpoint.__table__, archive["checkpoints"], ids, of_event)
+    _insert(session, Participant.__table__, archive["participants"], ids, of_event)
+    _insert(session, SaveCode.__table__, archive["save_codes"], ids, of_participant)
+    _insert(session, IntegrationKey.__table__, archive["integration_keys"], ids, of_event)
+    _insert(session, Take.__table__, archive["takes"], ids, of_participant)
+    _insert(
+        session, TakeVoid.__table__, archive["take_voids"], ids,
+        lambda r: {**r, "take_id": ids("take", r["take_id"])},
+    )  # fmt: skip
+
+    event = session.get(Event, event_id)
+    assert event is not None
+    feed_service.rebuild_event(session, event, actor=actor)
+
+    _insert(
+        session, Auction.__table__, archive["auctions"], ids,
+        lambda r: {**of_event(r), "winner_participant_id": None, "winner_combination_id": None},
+    )  # fmt: skip
+    _insert(
+        session, AuctionRound.__table__, archive["auction_rounds"], ids,
+        lambda r: {**r, "auction_id": ids("auction", r["auction_id"]), "result": None,
+                   "eligible": _map_list(ids, "participant", r["eligible"])},
+    )  # fmt: skip
+    _insert(
+        session, Bid.__table__, archive["bids"], ids,
+        lambda r: {**r, "auction_id": ids("auction", r["auction_id"]),
+                   "round_id": ids("auction_round", r["round_id"]),
+                   "participant_id": ids("participant", r["participant_id"]),
+                   "combination_id": ids("take", r["combination_id"])},
+    )  # fmt: skip
+    _insert(
+        session, BidWithdrawal.__table__, archive["bid_withdrawals"], ids,
+        lambda r: {**r, "bid_id": ids("bid", r["bid_id"]),
+                   "replaced_by_bid_id": ids("bid", r["replaced_by_bid_id"])},
+    )  # fmt: skip
+    # Now that bids exist: the rounds' revealed results and the auctions' winners.
+    for row in archive["auction_rounds"]:
+        if row["result"] is not None:
+            session.execute(
+                update(AuctionRound)
+                .where(AuctionRound.id == ids("auction_round", row["id"]))
+                .values(result=_map_result(ids, row["result"]))
+            )
+    for row in archive["auctions"]:
+        if row["winner_participant_id"] is not None or row["winner_combination_id"] is not None:
+            session.execute(
+                update(Auction)
+                .where(Auction.id == ids("auction", row["id"]))
+                .values(
+                    winner_participant_id=ids("participant", row["winner_participant_id"]),
+                    winner_combination_id=ids("take", row["winner_combination_id"]),
+                )
+            )
+    _insert(session, AuditEntry.__table__, archive["audit"], ids, of_event)
+    session.execute(
+        update(Event)
+        .where(Event.id == event_id)
+        .values(
+            status=source["status"],
+            feed_frozen_at=_typed(Event.__table__, source).get("feed_frozen_at"),
+        )
+    )
+    session.expire_all()
+    return event, ids
+
+
+def _map_list(ids: _Ids, table: str, values: Iterable[int] | None) -> list[int] | None:
+    return None if values is None else [ids(table, value) for value in values]  # type: ignore[misc]
+
+
+def _map_result(ids: _Ids, result: dict[str, Any]) -> dict[str, Any]:
+    """A round's revealed result with its bid and combination ids of this database."""
+    bids = []
+    for bid in result.get("bids") or []:
+        combination = {**bid["combination"], "id": ids("take", bid["combination"]["id"])}
+        bids.append({**bid, "bid_id": ids("bid", bid["bid_id"]), "combination": combination})
+    return {**result, "bids": bids}
+
+
+def _differences(session: Session, event: Event, expected: dict[str, Any], ids: _Ids) -> list[str]:
+    """What the restored event does not reproduce, named in the archive's ids."""
+    differences: list[str] = []
+    old = {
+        table: {new: old for old, new in ids.maps.get(table, {}).items()}
+        for table in ("take", "take_void", "bid", "bid_withdrawal")
+    }
+
+    def archived(label: str | None) -> str:
+        if not label:
+            return "the chain's end"
+        table, _, number = label.partition(" ")
+        return f"{table} {old.get(table, {}).get(int(number), number)} of the archive"
+
+    report = log_chain.verify(session, event)
+    mismatch = report["first_mismatch"]
+    if mismatch is not None:
+        differences.append(
+            f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) does not "
+            f"match its chain ({mismatch['problem']})"
+        )
+    log = expected["log"]
+    recomputed = (report["head"], report["takes"], report["bids"])
+    if recomputed != (log["head"], log["takes"], log["bids"]):
+        differences.append(
+            f"log head: recomputed {report['head']} over {report['takes']} take rows and "
+            f"{report['bids']} bid rows, archived {log['head']} over {log['takes']} and "
+            f"{log['bids']}"
+        )
+    replayed = expected_state(session, event)
+    take_of = old["take"]
+    for state in replayed["states"].values():  # combination ids are save take ids
+        for combination in state.get("combinations", []):
+            combination["id"] = take_of.get(combination["id"], combination["id"])
+    for external_id in sorted(set(expected["states"]) | set(replayed["states"])):
+        want, got = expected["states"].get(external_id), replayed["states"].get(external_id)
+        if want != got:
+            keys = sorted(k for k in set(want or {}) | set(got or {})
+                          if (want or {}).get(k) != (got or {}).get(k))  # fmt: skip
+            differences.append(
+                f"participant {external_id}: the replayed state differs ({', '.join(keys)})"
+            )
+    combos = {(take_of.get(c["take"]), c["participant"], tuple(c["cards"]), c["category"],
+               c["deal"], c["saved_at"]) for c in replayed["combinations"]}  # fmt: skip
+    wanted = {(c["take"], c["participant"], tuple(c["cards"]), c["category"], c["deal"],
+               c["saved_at"]) for c in expected["combinations"]}  # fmt: skip
+    for missing in sorted(wanted - combos, key=str):
+        differences.append(f"combination of take {missing[0]} ({missing[1]}) is not replayed")
+    for extra in sorted(combos - wanted, key=str):
+        differences.append(f"combination of take {extra[0]} ({extra[1]}) is not in the archive")
+    fields = ("kind", "outcome", "reason", "card", "checkpoint", "deal", "round")
+    outcomes = {take_of.get(o["take"]): o for o in replayed["outcomes"]}
+    for o in expected["outcomes"]:
+        got = outcomes.get(o["take"])
+        if got is None or any(got[f] != o[f] for f in fields):
+            differences.append(f"take {o['take']}: the replayed outcome differs")
+    if replayed["results"] != expected["results"]:
+        differences.append("auction results differ")
+    if not differences:
+        _restore_outcome_history(session, expected["outcomes"], ids)
+    return differences
+
+
+def _restore_outcome_history(session: Session, outcomes: list[dict[str, Any]], ids: _Ids) -> None:
+    """The archived outcome changes (`previous_outcome`, `previous_reason`, `changed_at`):
+    a participant's log keeps showing what changed (RULES.md I-4)."""
+    rows = [
+        {"tid": ids("take", o["take"]), "po": o["previous_outcome"], "pr": o["previous_reason"],
+         "ca": datetime.fromisoformat(o["changed_at"]) if o["changed_at"] else None}
+        for o in outcomes
+        if o["previous_outcome"] is not None or o["changed_at"] is not None
+    ]  # fmt: skip
+    if rows:
+        from sqlalchemy import bindparam
+
+        table = TakeOutcome.__table__
+        session.connection().execute(
+            update(table)
+            .where(table.c.take_id == bindparam("tid"))
+            .values(
+                previous_outcome=bindparam("po"),
+                previous_reason=bindparam("pr"),
+                changed_at=bindparam("ca"),
+            ),
+            rows,
+        )
