@@ -39,6 +39,7 @@ from app.feed.models import (
     Combination,
     IntegrationKey,
     ParticipantState,
+    SourceClock,
     Take,
     TakeOutcome,
     TakeVoid,
@@ -101,8 +102,8 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
     """
     eid = event.id
     t = {m: m.__table__ for m in (Event, Checkpoint, Participant, SaveCode, IntegrationKey,
-                                  Take, TakeVoid, Auction, AuctionRound, Bid, BidWithdrawal,
-                                  AuditEntry)}  # fmt: skip
+                                  Take, TakeVoid, SourceClock, Auction, AuctionRound, Bid,
+                                  BidWithdrawal, AuditEntry)}  # fmt: skip
     participants = _rows(session, t[Participant], t[Participant].c.event_id == eid)
     of_event = select(Participant.id).where(Participant.event_id == eid)
     takes_of_event = select(Take.id).where(Take.event_id == eid)
@@ -119,6 +120,7 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
         "integration_keys": _rows(session, t[IntegrationKey], t[IntegrationKey].c.event_id == eid),
         "takes": _rows(session, t[Take], t[Take].c.event_id == eid),
         "take_voids": _rows(session, t[TakeVoid], t[TakeVoid].c.take_id.in_(takes_of_event)),
+        "source_clocks": _rows(session, t[SourceClock], t[SourceClock].c.event_id == eid),
         "auctions": _rows(session, t[Auction], t[Auction].c.event_id == eid),
         "auction_rounds": _rows(
             session, t[AuctionRound], t[AuctionRound].c.auction_id.in_(auctions_of_event)
@@ -363,6 +365,8 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
         session, TakeVoid.__table__, archive["take_voids"], ids,
         lambda r: {**r, "take_id": ids("take", r["take_id"])},
     )  # fmt: skip
+    # The organiser's source clock offsets (a replay plays the takes by them).
+    _insert(session, SourceClock.__table__, archive.get("source_clocks", []), ids, of_event)
 
     event = session.get(Event, event_id)
     assert event is not None

@@ -182,3 +182,42 @@ def test_cli_export_and_import(
     assert f"head {head} (verified)" in capsys.readouterr().out
     assert run(tmp_path / "server.db", "import", str(archive_file)) == 2  # already there
     assert "refused (archive_conflict)" in capsys.readouterr().err
+
+
+def test_source_clock_offsets_move_with_the_event(sqlite_template: Path, tmp_path: Path) -> None:
+    """An organiser's source clock (RULES.md I-4: takes play at device time + offset) is
+    part of the archive: QH stamped 30 min ago by a device set 2 h back falls before the
+    opening (1 h ago), so the hand is empty here and after the move."""
+    from datetime import UTC, datetime, timedelta
+
+    from tests.factories import event_cp_code, make_event, make_participant
+
+    field = sqlite_engine(sqlite_template, tmp_path / "field.db")
+    with Session(field) as session:
+        event = make_event(session)
+        make_participant(session, event, "7")
+        session.commit()
+        event_id, code = event.id, event_cp_code(event, "QH")
+    stamp = (datetime.now(UTC) - timedelta(minutes=30)).isoformat()
+    with client_on(field) as client:
+        taken = client.post(f"/api/v1/events/{event_id}/takes", headers=ADMIN, json={"takes": [
+            {"participant": "7", "code": code, "taken_at": stamp, "source": "gps",
+             "source_id": "1"}]})  # fmt: skip
+        assert taken.json()["results"][0]["outcome"] == "counted"
+        moved = client.put(f"/api/v1/events/{event_id}/sources/gps/clock", headers=ADMIN,
+                           json={"offset_seconds": -7200})  # fmt: skip
+        assert moved.status_code == 200, moved.text
+        state = client.get(f"/api/v1/events/{event_id}/participants/7/state", headers=ADMIN)
+        assert state.json()["hand"] == []
+        document = export(client, event_id)
+    field.dispose()
+    assert [row["offset_seconds"] for row in document["source_clocks"]] == [-7200]
+
+    server = sqlite_engine(sqlite_template, tmp_path / "server.db")
+    with client_on(server) as client:
+        restored = restore(client, document)
+        new_id = restored["event_id"]
+        state = client.get(f"/api/v1/events/{new_id}/participants/7/state", headers=ADMIN)
+        assert state.json()["hand"] == []
+        assert state.json()["takes"][0]["reason"] == "outside_course_hours"
+    server.dispose()
