@@ -32,7 +32,7 @@ from app.web.i18n import count, negotiate, translate
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
 REPLAY_FIELDS = tuple(ReplayRead.model_fields)
-INPUT_FORMAT = "%Y-%m-%dT%H:%M"  # <input type="datetime-local">, in event time
+INPUT_FORMAT = "%Y-%m-%dT%H:%M:%S"  # <input type="datetime-local" step="1">, event time
 
 
 def replay_lines(lang: str, replay: ReplayRead | None, *, applied: bool) -> list[str]:

@@ -138,3 +138,32 @@ def test_a_status_move_that_closes_the_course_is_confirmed_first(
         f"/admin/events/{event_id}/course/status", data={**form, "status": "draft"}
     )
     assert "The status only moves forward." in refused.text
+
+
+def test_the_window_form_keeps_the_seconds_so_an_unchanged_resubmit_changes_nothing(
+    client: TestClient, session: Session, admin
+):
+    """Takes are timed to the second: a window shown at minute precision and sent back
+    unchanged would move `closes_at` up to 59 s earlier (the takes in between would stop
+    counting). The form shows and accepts seconds (step="1")."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    opens = now - timedelta(hours=2, seconds=17)
+    closes = now + timedelta(hours=3, seconds=42)
+    event = make_event(session, opens_at=opens, closes_at=closes)
+    session.commit()
+    event_id = event.id
+    session.rollback()
+    admin_login(client)
+    page = client.get(f"/admin/events/{event_id}/course").text
+    zone = ZoneInfo("Europe/Moscow")
+    opens_input = f"{opens.astimezone(zone):%Y-%m-%dT%H:%M:%S}"
+    closes_input = f"{closes.astimezone(zone):%Y-%m-%dT%H:%M:%S}"
+    assert f'step="1" value="{opens_input}"' in page
+    assert f'step="1" value="{closes_input}"' in page
+    form = {"csrf_token": csrf_of(page), "opens_at": opens_input, "closes_at": closes_input}
+    form["closes_at"] = f"{(closes + timedelta(seconds=5)).astimezone(zone):%Y-%m-%dT%H:%M:%S}"
+    done = client.post(f"/admin/events/{event_id}/course/window", data={**form, "confirm": "1"})
+    assert done.status_code == 200
+    stored = client.get(f"/api/v1/events/{event_id}", headers=admin).json()
+    assert datetime.fromisoformat(stored["opens_at"]) == opens
+    assert datetime.fromisoformat(stored["closes_at"]) == closes + timedelta(seconds=5)
