@@ -142,3 +142,47 @@ def axe_violations(page, impacts: tuple[str, ...] = ("serious", "critical")) -> 
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "axe-violations.json").write_text(json.dumps(found, indent=2))
     return found
+
+
+# Page steps shared by the browser scenarios (test_browser_event, _course_ceremony, _scenario).
+
+
+def check_page(page, name: str) -> None:
+    """Screenshots at 1280 and 360 px, no serious or critical axe-core violation and no
+    horizontal scrolling at 360 px; the page is left at 1280 px."""
+    screenshot(page, f"{name}-1280")
+    assert axe_violations(page) == [], name
+    page.set_viewport_size({"width": 360, "height": 780})
+    screenshot(page, f"{name}-360")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, name
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def sign_in_organiser(page, url: str, token: str) -> None:
+    """Sign in on the organiser's login form that `url` redirects to; back on `url` after."""
+    page.goto(url)
+    page.fill("#token", token)
+    page.get_by_role("button", name="Войти").click()
+
+
+def confirm_code(page, code: str, button: str) -> None:
+    """Type a code on the phone's "my game", check it, then confirm on the confirmation page."""
+    page.goto(page.url.split("/me")[0].split("/t/")[0] + "/me")
+    page.fill("#code", code)
+    page.get_by_role("button", name="Проверить код").click()
+    assert page.locator("h1").inner_text() == "Подтвердите"
+    page.get_by_role("button", name=button).click()
+
+
+def reveal_everything(page) -> None:
+    """Press the projector's "show next" until it goes away; each step shown lies inside
+    the 800 px screen."""
+    button = page.locator("#reveal-next")
+    for _ in range(20):
+        if not button.is_visible():
+            return
+        button.click()
+        shown = page.locator("[data-reveal-step]:not([data-hidden])").last
+        box = shown.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 400) <= 800
+    raise AssertionError("the reveal did not end")

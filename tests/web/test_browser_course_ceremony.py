@@ -23,7 +23,7 @@ from app.auctions.models import Bid
 from app.events.models import Event
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, screenshot
+from tests.web.conftest import axe_violations, reveal_everything, screenshot
 
 pytestmark = pytest.mark.browser
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -71,19 +71,6 @@ def bid(api: httpx.Client, event_id: int, place: int, token: str, combination_id
         headers={"Authorization": f"Bearer {token}"},
     )
     assert response.status_code == 201, response.text
-
-
-def reveal_everything(page) -> None:
-    """Press "show next" until it goes away; each step shown lies inside the 800 px screen."""
-    button = page.locator("#reveal-next")
-    for _ in range(20):
-        if not button.is_visible():
-            return
-        button.click()
-        shown = page.locator("[data-reveal-step]:not([data-hidden])").last
-        box = shown.bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 400) <= 800
-    raise AssertionError("the reveal did not end")
 
 
 def check(page, name: str) -> None:

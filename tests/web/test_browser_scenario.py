@@ -21,7 +21,7 @@ from app.events.models import Event
 from app.feed.models import Take
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import discard_code, event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, screenshot
+from tests.web.conftest import axe_violations, confirm_code, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -31,15 +31,6 @@ def take_count(engine, participant_id: int) -> int:
         return db.scalar(
             select(func.count()).select_from(Take).where(Take.participant_id == participant_id)
         )
-
-
-def confirm_code(page, code: str, button: str) -> None:
-    """Type a code on "my game", check it, then confirm on the confirmation page."""
-    page.goto(page.url.split("/me")[0] + "/me")
-    page.fill("#code", code)
-    page.get_by_role("button", name="Проверить код").click()
-    assert page.locator("h1").inner_text() == "Подтвердите"
-    page.get_by_role("button", name=button).click()
 
 
 def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
