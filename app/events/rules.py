@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from datetime import datetime
 
 from app.events.models import EVENT_STATUSES
 from app.poker.cards import DECK
@@ -23,6 +24,18 @@ def is_forward(current: str, target: str) -> bool:
     The organiser moves an event forward only; going back is never allowed.
     """
     return status_index(target) > status_index(current)
+
+
+def effective_status(status: str, closes_at: datetime, now: datetime) -> str:
+    """The event's status as of `now` (aware UTC datetimes): a stored `course_open`
+    reads as `course_closed` once `now` has reached `closes_at`, since the course closes
+    by the clock (RULES.md §1.1: no take after the close counts); every other status
+    reads as stored. No background job moves the stored status: reads derive it here, and
+    the next status write (close now, a status move, the first auction) stores it.
+    """
+    if status == "course_open" and now >= closes_at:
+        return "course_closed"
+    return status
 
 
 def deal(seed: int, numbers: Sequence[int]) -> dict[int, str]:

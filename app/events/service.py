@@ -77,8 +77,15 @@ def row_locator(rows: Sequence[int]) -> Locate:
 # --- events ---------------------------------------------------------------------------
 
 
+def status_at(event: Event, now: datetime | None = None) -> str:
+    """The status to show and decide on at `now` (default the server's clock, aware UTC):
+    `course_open` past `closes_at` is `course_closed` (`rules.effective_status`)."""
+    return rules.effective_status(event.status, event.closes_at, now or utcnow())
+
+
 def event_read(session: Session, event: Event) -> EventRead:
-    """The event with its window in UTC and in local time of its IANA `timezone`."""
+    """The event with its window in UTC and in local time of its IANA `timezone`; the
+    status as of now (`status_at`)."""
     zone = ZoneInfo(event.timezone)
     return EventRead(
         id=event.id,
@@ -91,7 +98,7 @@ def event_read(session: Session, event: Event) -> EventRead:
         hand_ranking=event.hand_ranking,  # type: ignore[arg-type]
         save_codes_per_participant=event.save_codes_per_participant,
         award_places=event.award_places,
-        status=event.status,  # type: ignore[arg-type]
+        status=status_at(event),  # type: ignore[arg-type]
         deck_seed=event.deck_seed,
         checkpoint_count=repository.checkpoint_count(session, event.id),
         participant_count=repository.participant_count(session, event.id),

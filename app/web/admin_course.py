@@ -18,6 +18,7 @@ from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.core.errors import AppError
 from app.events import rules as event_rules
+from app.events import service as event_service
 from app.events.deps import EventDep
 from app.events.models import EVENT_STATUSES, Event
 from app.events.schemas import EventUpdate
@@ -107,7 +108,9 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
         "closes_input": local(event.closes_at, event, INPUT_FORMAT),
         "frozen": feed_service.feed_frozen(session, event),
         "next_statuses": [
-            status for status in EVENT_STATUSES if event_rules.is_forward(event.status, status)
+            status
+            for status in EVENT_STATUSES
+            if event_rules.is_forward(event_service.status_at(event, now), status)
         ],
         "replay_lines": replay_lines(lang, replay, applied=True),
         **flash(request),

@@ -1,10 +1,11 @@
 """The one Jinja2 environment of the service; templates live in `app/templates/`.
 
 Every template gets the globals `card(code)` (a card's display form, `Q♥`, `10♠`,
-`Joker`) and `card_colour(code)`. Pages rendered with `app.web.common.render` also get
-`page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`, `light`),
-`t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token` (for
-forms); values the caller passes win.
+`Joker`), `card_colour(code)` and `status_at(event)` (the event's status as of now: a
+course past its closing reads as closed). Pages rendered with `app.web.common.render`
+also get `page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`,
+`light`), `t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token`
+(for forms); values the caller passes win.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from app.events.codes import normalize_code
+from app.events.service import status_at
 from app.poker.cards import CardError, is_joker
 from app.poker.cards import display as poker_display
 from app.web import i18n
@@ -79,5 +81,9 @@ def page_context(request: Request) -> dict[str, Any]:
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals.update(
-    card=display_card, card_colour=card_colour, normalise_code=normalize_code, next_theme=next_theme
+    card=display_card,
+    card_colour=card_colour,
+    normalise_code=normalize_code,
+    next_theme=next_theme,
+    status_at=status_at,
 )

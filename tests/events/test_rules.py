@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,7 +15,7 @@ from app.events.codes import (
     unique_short_code,
 )
 from app.events.formats import parse_checkpoints_csv
-from app.events.rules import deal, is_forward
+from app.events.rules import deal, effective_status, is_forward
 from tests.factories import DECK
 
 
@@ -73,3 +74,16 @@ def test_csv_lat_and_lon_go_together() -> None:
     rows, errors = parse_checkpoints_csv("number,card,lat,lon\n1,AS,55.1,\n")
     assert rows == []
     assert errors == [{"row": 2, "field": "lon", "msg": "lat and lon must be given together"}]
+
+
+def test_the_status_follows_the_clock_past_the_closing() -> None:
+    """A stored `course_open` reads as `course_closed` from `closes_at` on (inclusive);
+    no other status moves by the clock (the organiser starts the course and ceremony)."""
+    closes = datetime(2026, 6, 13, 3, 0, tzinfo=UTC)  # 06:00 in Moscow
+    second = timedelta(seconds=1)
+    assert effective_status("course_open", closes, closes - second) == "course_open"
+    assert effective_status("course_open", closes, closes) == "course_closed"
+    assert effective_status("course_open", closes, closes + timedelta(days=30)) == "course_closed"
+    for status in ("draft", "course_closed", "ceremony", "finished"):
+        assert effective_status(status, closes, closes + second) == status
+        assert effective_status(status, closes, closes - second) == status

@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core.audit import AuditEntry
+from app.events.models import Event
 from tests.factories import event_cp_code, make_event, make_participant
 
 CARDS_A = ["2S", "3S", "4S", "5S", "6S"]
@@ -267,3 +268,36 @@ def test_the_ceremony_order_and_the_status_moves(client, admin, session):
     assert client.get(base, headers=admin).json()["status"] == "ceremony"
     assert post("/auctions/1/close").status_code == 200
     assert client.get(base, headers=admin).json()["status"] == "finished"
+
+
+def test_the_status_reads_closed_once_the_window_has_passed(client, admin, session):
+    """Nobody pressed "close now": past `closes_at` the API and the pages say
+    `course_closed` (derived at read time, nothing stored by a read); the next status
+    write stores it, without moving the window or replaying takes."""
+    now = datetime.now(UTC)
+    event, *_ = world(
+        session, opens_at=now - timedelta(hours=5), closes_at=now - timedelta(minutes=1)
+    )
+    event_id = event.id
+
+    def stored_status() -> str:
+        status = session.scalar(select(Event.status).where(Event.id == event_id))
+        session.rollback()  # no open read: it would lock SQLite for the app
+        return status
+
+    assert client.get(f"/api/v1/events/{event_id}", headers=admin).json()["status"] == (
+        "course_closed"
+    )
+    listed = client.get("/api/v1/events", headers=admin).json()
+    assert [e["status"] for e in listed if e["id"] == event_id] == ["course_closed"]
+    assert stored_status() == "course_open"  # a read stores nothing
+
+    response = client.post(
+        f"/api/v1/events/{event_id}/status", json={"status": "course_closed"}, headers=admin
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "course_closed"
+    closes = datetime.fromisoformat(response.json()["closes_at"])
+    assert closes == now - timedelta(minutes=1)  # unchanged: the course closed by itself
+    assert response.json()["replay"] is None  # nothing replayed: the window did not move
+    assert stored_status() == "course_closed"

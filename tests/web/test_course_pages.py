@@ -167,3 +167,24 @@ def test_the_window_form_keeps_the_seconds_so_an_unchanged_resubmit_changes_noth
     stored = client.get(f"/api/v1/events/{event_id}", headers=admin).json()
     assert datetime.fromisoformat(stored["opens_at"]) == opens
     assert datetime.fromisoformat(stored["closes_at"]) == closes + timedelta(seconds=5)
+
+
+def test_pages_say_closed_once_the_window_has_passed(client: TestClient, session: Session, admin):
+    """Stored `course_open`, `closes_at` a minute ago, nobody pressed "close now": the
+    events list and the course page say the course is closed, and the status form no
+    longer offers `course_closed` (RULES.md §1.1)."""
+    now = datetime.now(UTC)
+    event = make_event(
+        session, opens_at=now - timedelta(hours=5), closes_at=now - timedelta(minutes=1)
+    )
+    session.commit()
+    event_id = event.id
+    session.rollback()
+    admin_login(client)
+    client.cookies.set("lang", "en")
+    listed = client.get("/admin").text
+    assert "<td>course closed</td>" in listed and "course open" not in listed
+    page = client.get(f"/admin/events/{event_id}/course").text
+    assert "Status: <strong>course closed</strong>" in page
+    assert '<option value="course_closed">' not in page
+    assert '<option value="ceremony">ceremony</option>' in page
