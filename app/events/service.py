@@ -196,11 +196,13 @@ def change_status(session: Session, event: Event, status: str, actor: str = ORGA
     """Move the event forward to `status` (later statuses may be skipped to).
 
     Raises Conflict `status_not_forward` (409) for the current or an earlier
-    status, and `deck_missing` (409) when leaving `draft` without any CP.
+    status, and `deck_missing` (409) when leaving `draft` without any CP. The check is
+    on the stored status, so `course_closed` stores a course that closed by the clock;
+    the refusal names the status as read (`status_at`).
     """
     if not rules.is_forward(event.status, status):
         raise Conflict(
-            f"The event is {event.status}; it can only move forward, not to {status}.",
+            f"The event is {status_at(event)}; it can only move forward, not to {status}.",
             code="status_not_forward",
         )
     if event.status == "draft" and not repository.checkpoint_count(session, event.id):

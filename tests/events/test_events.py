@@ -174,6 +174,7 @@ def test_status_moves_forward_only(
         response = client.post(url, json={"status": backwards}, headers=admin)
         assert response.status_code == 409
         assert response.json()["code"] == "status_not_forward"
+        assert response.json()["detail"].startswith("The event is course_closed;")
     # Skipping forward is allowed.
     assert client.post(url, json={"status": "ceremony"}, headers=admin).json()["status"] == (
         "ceremony"
