@@ -12,6 +12,8 @@ from app.auctions.endpoints import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.errors import install_error_handlers
+from app.core.guard import SignInGuardMiddleware
+from app.core.headers import SecurityHeadersMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
@@ -29,7 +31,7 @@ from app.web import liars_table as liars_table_pages
 from app.web import offline as offline_pages
 from app.web import participant as participant_pages
 from app.web.forms import install_page_error_handlers
-from app.web.sessions import has_organiser_session
+from app.web.sessions import has_organiser_session, organiser_session_id
 from app.web.templating import STATIC_DIR
 
 
@@ -66,7 +68,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             allow_methods=["*"],
             allow_headers=["*"],
         )
+    app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
     app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, https=settings.base_url.startswith("https://"))
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(health.router)

@@ -3,6 +3,7 @@
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import AuditEntry
 from app.core.db import Base
+from app.core.guard import AuthFailure, OrganiserSession
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import (
     Combination,
@@ -19,6 +20,7 @@ __all__ = [
     "Auction",
     "AuctionRound",
     "AuditEntry",
+    "AuthFailure",
     "Base",
     "Bid",
     "BidWithdrawal",
@@ -29,6 +31,7 @@ __all__ = [
     "GameAction",
     "GamePlayer",
     "IntegrationKey",
+    "OrganiserSession",
     "Participant",
     "ParticipantState",
     "SaveCode",

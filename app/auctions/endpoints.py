@@ -22,6 +22,7 @@ from app.auctions.schemas import (
     VerifyRead,
     WithdrawalRead,
 )
+from app.core import guard
 from app.core.deps import OrganiserDep, SessionDep, bearer_token, is_organiser
 from app.core.errors import Unauthorized
 from app.core.types import PathId
@@ -39,6 +40,8 @@ def get_caller(request: Request, session: SessionDep, event: EventDep) -> servic
     participant = participant_by_token(session, bearer_token(request))
     if participant is not None and participant.event_id == event.id:
         return service.Caller(organiser=False, participant=participant)
+    if bearer_token(request):
+        guard.mark_failed(request)  # a token that matches nobody here (app.core.guard)
     return service.Caller(organiser=False)
 
 

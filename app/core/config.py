@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILE = "rogaine.db"
+ADMIN_TOKEN_MIN_LENGTH = 32  # characters, in production
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
 
 
@@ -64,6 +65,16 @@ class Settings(BaseSettings):
         default=10,
         description="Unknown codes a participant may scan per minute before 429 (code guessing).",
     )
+    auth_failures_per_window: int = Field(
+        default=20,
+        ge=1,
+        description="Failed credentials one client address may send per window before 429.",
+    )
+    auth_failure_window_seconds: int = Field(
+        default=300,
+        ge=1,
+        description="Length of the sliding window of AUTH_FAILURES_PER_WINDOW, in seconds.",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -98,8 +109,11 @@ class Settings(BaseSettings):
         if self.environment == "production":
             if self.admin_token is None or self.admin_token.lower() in PLACEHOLDER_SECRETS:
                 raise ValueError("ADMIN_TOKEN must be set to a real secret in production")
-            if len(self.admin_token) < 16:
-                raise ValueError("ADMIN_TOKEN must be at least 16 characters in production")
+            if len(self.admin_token) < ADMIN_TOKEN_MIN_LENGTH:
+                raise ValueError(
+                    f"ADMIN_TOKEN must be at least {ADMIN_TOKEN_MIN_LENGTH} characters "
+                    "in production"
+                )
         return self
 
     @property

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import select
 
-from app.core.deps import SessionDep, bearer_token
+from app.core import guard
+from app.core.deps import SessionDep, bearer_token, is_organiser
 from app.core.errors import NotFound, Unauthorized
 from app.core.security import hash_token
 from app.core.types import PathId
@@ -43,3 +44,18 @@ def current_participant(request: Request, session: SessionDep) -> Participant:
 
 
 ParticipantDep = Annotated[Participant, Depends(current_participant)]
+
+
+def organiser_or_public(request: Request, session: SessionDep) -> bool:
+    """True for the organiser; False for anyone else (the public view).
+
+    A bearer token that is neither the organiser's nor a participant's counts as a
+    failed credential of the caller's address (`app.core.guard`): public endpoints
+    must not let anyone test organiser tokens unthrottled.
+    """
+    if is_organiser(request):
+        return True
+    token = bearer_token(request)
+    if token and participant_by_token(session, token) is None:
+        guard.mark_failed(request)
+    return False

@@ -17,7 +17,7 @@ from app.core.errors import AppError, Unprocessable
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
-from app.events.deps import EventDep
+from app.events.deps import EventDep, organiser_or_public
 from app.events.formats import DeckRow, ParticipantRow
 from app.events.schemas import (
     AccessTokenIssued,
@@ -128,7 +128,7 @@ def list_events(session: SessionDep, _: OrganiserDep) -> list[EventRead]:
 @router.get("/events/{event_id}", response_model=EventRead | EventPublic)
 def get_event(event: EventDep, request: Request, session: SessionDep) -> EventRead | EventPublic:
     """The event; the organiser also sees `deck_seed`."""
-    if is_organiser(request):
+    if organiser_or_public(request, session):
         return event_service.event_read(session, event)
     return event_service.event_public(session, event)
 
@@ -234,7 +234,7 @@ def get_checkpoints(
 ) -> DeckRead | PublicCheckpoints:
     """The deck for the organiser; for anyone else only `number, lat, lon, hint`."""
     checkpoints = list(repository.checkpoints(session, event.id))
-    if is_organiser(request):
+    if organiser_or_public(request, session):
         return _deck(event.deck_seed, checkpoints, settings.base_url)
     return PublicCheckpoints(
         checkpoints=[event_service.checkpoint_public(cp) for cp in checkpoints]

@@ -876,15 +876,21 @@ def scan(
 
     Code guessing is rate limited: when `unknown_per_minute` phone takes of
     unknown codes were received in the last minute (counted in the database,
-    so every app process sees the same count), 429 `too_many_unknown_codes`
-    and nothing is stored.
+    so every app process sees the same count), another unknown code gets 429
+    `too_many_unknown_codes` and nothing is stored. Known codes (a CP or discard
+    code of the event, one of the participant's own save codes: `Course.classify`)
+    always go through.
     """
     now = now or utcnow()
     event = session.get(Event, participant.event_id)
     assert event is not None
     repo.lock_participants(session, [participant.id])
     since = now - RATE_WINDOW
-    if repo.count_unknown_phone_takes(session, participant.id, since) >= unknown_per_minute:
+    if (
+        repo.count_unknown_phone_takes(session, participant.id, since) >= unknown_per_minute
+        and course_of(session, load_deck(session, event), participant.id).classify(code)[0]
+        == "unknown"
+    ):
         oldest = repo.oldest_unknown_phone_take(session, participant.id, since) or now
         retry = max(1, int((oldest + RATE_WINDOW - now).total_seconds()) + 1)
         raise TooManyRequests(

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
 from app.core.errors import AppError
@@ -71,26 +72,33 @@ def login_form(request: Request, next: str | None = None, error: str | None = No
 def login(
     request: Request,
     settings: SettingsDep,
+    session: SessionDep,
     token: Annotated[str, Form()] = "",
     csrf_token: CsrfField = "",
     next: Annotated[str, Form()] = "/admin",
 ) -> Response:
-    """Check the organiser token and start a session (303 to `next`)."""
+    """Check the organiser token and start a session (303 to `next`); a wrong token counts
+    as a failed sign-in of this address (`app.core.guard`)."""
     target = local_path(next, "/admin")
     if not sessions.csrf_valid(request, csrf_token):
         return render(request, "admin/csrf.html", status=403)
     if not tokens_equal(token.strip(), settings.admin_token):
+        guard.mark_failed(request)
         return see_other("/admin/login?error=1&next=" + quoted(target))
     response = see_other(target)
-    sessions.sign_in_organiser(request, response)
+    sid = guard.start_session(session, max_age=sessions.ORGANISER_MAX_AGE)
+    sessions.sign_in_organiser(request, response, sid)
     return response
 
 
 @router.post("/logout")
-def logout(request: Request, csrf_token: CsrfField = "") -> Response:
-    """End the organiser session."""
+def logout(request: Request, session: SessionDep, csrf_token: CsrfField = "") -> Response:
+    """End the organiser session: its row is deleted, so the cookie stops working everywhere."""
     if not sessions.csrf_valid(request, csrf_token):
         return render(request, "admin/csrf.html", status=403)
+    sid = sessions.organiser_session_id(request)
+    if sid is not None:
+        guard.end_session(session, sid)
     response = see_other("/admin/login")
     sessions.sign_out_organiser(response)
     return response

@@ -24,6 +24,7 @@ import qrcode
 import qrcode.image.svg
 from fastapi import APIRouter, Form, Request, Response
 
+from app.core import guard
 from app.core.deps import SessionDep
 from app.core.errors import AppError
 from app.games import service
@@ -195,6 +196,7 @@ def table_or_player(token: str, request: Request, session: SessionDep) -> Respon
     """
     found = service.game_by_token(session, token)
     if found is None:
+        guard.mark_failed(request)
         return render(request, "games/link_missing.html", {}, status=404)
     game_id, viewer = found
     loaded = service.load(session, game_id)

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep, is_organiser
@@ -200,6 +201,7 @@ def personal_link(access_token: str, request: Request, session: SessionDep) -> R
     """Sign in with the personal link: set the cookie, then show my game (PRG)."""
     participant = participant_by_token(session, access_token)
     if participant is None:
+        guard.mark_failed(request)
         return sign_in_help(request, status=404, bad_link=True)
     response = see_other("/me")
     sessions.sign_in_participant(request, response, participant.id, participant.access_token_hash)

@@ -1,12 +1,13 @@
 """Signed cookies of the pages: the participant's sign-in, the organiser's session, CSRF.
 
 All three are itsdangerous signatures keyed by `settings.cookie_secret` (salted per use),
-so nothing about a session lives in process memory and any app process can check it.
+so nothing about a session lives in process memory and any app process can check it
+(organiser sessions are also rows in the database, so logout ends them everywhere).
 
 - participant cookie `rp_participant`: the participant id (the access token itself is
   never stored, only its hash in the database);
 - organiser cookie `rp_organiser`: a random session id, proof of a sign-in with the
-  organiser token;
+  organiser token; valid only while its row exists (`app.core.guard`: logout deletes it);
 - CSRF tokens: the signed session id of whoever owns the form (organiser session or
   participant), checked on every POST of a page form.
 """
@@ -19,6 +20,7 @@ from fastapi import Request, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from app.core.config import Settings
+from app.core.guard import organiser_session_alive
 from app.core.security import new_token
 
 PARTICIPANT_COOKIE = "rp_participant"
@@ -96,9 +98,10 @@ def sign_out_participant(response: Response) -> None:
 # --- organiser ---------------------------------------------------------------------
 
 
-def sign_in_organiser(request: Request, response: Response) -> None:
-    """Start an organiser session: a signed random session id in an HttpOnly cookie."""
-    value = _serializer(_settings(request), "organiser").dumps({"sid": new_token(16)})
+def sign_in_organiser(request: Request, response: Response, sid: str) -> None:
+    """Set the organiser cookie: the signed session id `sid` (a row of
+    `app.core.guard.start_session`), HttpOnly."""
+    value = _serializer(_settings(request), "organiser").dumps({"sid": sid})
     _set_cookie(request, response, ORGANISER_COOKIE, value, ORGANISER_MAX_AGE)
 
 
@@ -111,8 +114,9 @@ def organiser_session_id(request: Request) -> str | None:
 
 
 def has_organiser_session(request: Request) -> bool:
-    """The checker registered as `app.state.organiser_session_check` (see `is_organiser`)."""
-    return organiser_session_id(request) is not None
+    """The checker registered as `app.state.organiser_session_check` (see `is_organiser`):
+    a valid signed cookie whose session row the sign-in guard found alive (not logged out)."""
+    return organiser_session_id(request) is not None and organiser_session_alive(request)
 
 
 def sign_out_organiser(response: Response) -> None:

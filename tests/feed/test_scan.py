@@ -114,10 +114,19 @@ def test_guessing_codes_is_rate_limited_in_the_database(engine, open_world, sess
         assert refused.status_code == 429
         assert refused.json()["code"] == "too_many_unknown_codes"
         assert int(refused.headers["retry-after"]) >= 1
-        assert scan(one, a, open_world.cp("2H")).status_code == 429
+        # Bob's save code is an unknown code to Alice: refused too.
+        assert scan(one, a, open_world.bob.save_codes[0]).status_code == 429
+        # Known codes always go through: a real CP code, a discard code, her own save code.
+        assert scan(one, a, open_world.cp("2H")).json()["outcome"] == "counted"
+        # (a discard with 1 card in hand is judged by the rules: the hand is not full)
+        discard = scan(two, a, open_world.discard("2H")).json()
+        assert (discard["kind"], discard["reason"]) == ("discard", "hand_not_full")
+        own_save = scan(one, a, a.save_codes[0].lower()).json()
+        assert (own_save["kind"], own_save["reason"]) == ("save", "hand_not_full")
         # Bob is not affected.
         assert scan(one, open_world.bob, open_world.cp("2H")).json()["outcome"] == "counted"
-    assert session.scalar(select(func.count()).select_from(Take)) == 4
+    # 3 unknown codes + Alice's CP, discard and save code + Bob's CP; no refused one.
+    assert session.scalar(select(func.count()).select_from(Take)) == 7
     session.commit()
 
 

@@ -1,0 +1,240 @@
+"""Sign-in guard: failed credentials are throttled per client address, organiser sessions
+are rows that logout deletes. Both live in the database, so every app process sees the
+same counts and the same sessions.
+
+- **Throttle.** A request that presents a credential (an `Authorization` header,
+  `X-Integration-Key`, a `token` query parameter, `POST /admin/login`, a personal link
+  `/p/{token}` or a game link `/g/{token}`) is refused with 429 `too_many_failures`
+  and `Retry-After` (seconds) while its client address has
+  `AUTH_FAILURES_PER_WINDOW` failures in the last `AUTH_FAILURE_WINDOW_SECONDS`
+  (a sliding window) — even when the credential is right: answering a right token
+  from a throttled address would tell a guesser when they hit. Another address is
+  not affected. A failure is a credentialed request answered 401, or one a route
+  marks with `mark_failed` (a wrong token on the sign-in form, an unknown personal
+  link, a bearer token that matches nobody on a public endpoint). Refused (429)
+  requests are not counted, so an address regains `AUTH_FAILURES_PER_WINDOW`
+  attempts per window.
+- **Organiser sessions.** Signing in stores the SHA-256 of a random session id
+  (`start_session`); the signed cookie carries the id. `POST /admin/logout` deletes
+  the row (`end_session`), so the cookie stops working at once in every process.
+
+The client address is the ASGI `client` (behind a reverse proxy run uvicorn with
+`--proxy-headers --forwarded-allow-ips=<proxy>` so it is the real address).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from fastapi import Request
+from sqlalchemy import Index, String, delete, func, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.core.db import Base, utcnow
+from app.core.deps import database_slots
+from app.core.errors import problem_response
+from app.core.security import hash_token, new_token
+
+FAILED_FLAG = "auth_failed"
+SESSION_FLAG = "organiser_session_alive"
+CREDENTIAL_PATH_PREFIXES = ("/p/", "/g/")
+CLIENT_MAX_LENGTH = 64
+
+
+class AuthFailure(Base):
+    """One failed credential from a client address. Rows older than the window are purged."""
+
+    __tablename__ = "auth_failure"
+    __table_args__ = (Index("ix_auth_failure_client_failed_at", "client", "failed_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client: Mapped[str] = mapped_column(String(CLIENT_MAX_LENGTH))
+    path: Mapped[str] = mapped_column(String(200))
+    failed_at: Mapped[datetime]
+
+
+class OrganiserSession(Base):
+    """A signed-in organiser browser: the SHA-256 of its session id, until `expires_at`."""
+
+    __tablename__ = "organiser_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sid_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+# -- throttle ----------------------------------------------------------------------------------
+
+
+def retry_after(
+    session: Session, client: str, *, limit: int, window: timedelta, now: datetime
+) -> int | None:
+    """Seconds until `client` may try again (None: not throttled).
+
+    Throttled when `limit` or more failures are younger than `window` (UTC `now`);
+    the wait ends when enough of them have aged out to leave one attempt.
+    """
+    since = now - window
+    recent = (AuthFailure.client == client, AuthFailure.failed_at > since)
+    count = session.scalar(select(func.count()).select_from(AuthFailure).where(*recent)) or 0
+    if count < limit:
+        return None
+    # The (count - limit + 1)-th oldest failure must age out before one attempt is free.
+    freed_by = session.scalar(
+        select(AuthFailure.failed_at)
+        .where(*recent)
+        .order_by(AuthFailure.failed_at)
+        .offset(count - limit)
+        .limit(1)
+    )
+    wait = ((freed_by or now) + window - now).total_seconds()
+    return max(1, math.ceil(wait))
+
+
+def record_failure(
+    session: Session, client: str, path: str, *, window: timedelta, now: datetime
+) -> None:
+    """Store one failure of `client` at UTC `now` and purge its failures older than `window`."""
+    session.execute(
+        delete(AuthFailure).where(
+            AuthFailure.client == client, AuthFailure.failed_at <= now - window
+        )
+    )
+    session.add(AuthFailure(client=client, path=path[:200], failed_at=now))
+
+
+def mark_failed(request: Request) -> None:
+    """Count this request as a failed credential (the guard records it with the response)."""
+    request.state.auth_failed = True
+
+
+# -- organiser sessions ----------------------------------------------------------------------
+
+
+def start_session(session: Session, *, max_age: int, now: datetime | None = None) -> str:
+    """A new organiser session valid `max_age` seconds; returns its id (for the cookie).
+
+    Expired sessions are purged here."""
+    now = now or utcnow()
+    session.execute(delete(OrganiserSession).where(OrganiserSession.expires_at <= now))
+    sid = new_token(16)
+    session.add(
+        OrganiserSession(
+            sid_hash=hash_token(sid), created_at=now, expires_at=now + timedelta(seconds=max_age)
+        )
+    )
+    session.flush()
+    return sid
+
+
+def end_session(session: Session, sid: str) -> None:
+    """Revoke the organiser session `sid` (logout); nothing happens for an unknown id."""
+    session.execute(delete(OrganiserSession).where(OrganiserSession.sid_hash == hash_token(sid)))
+
+
+def session_alive(session: Session, sid: str, now: datetime) -> bool:
+    """True while the session `sid` exists and has not expired."""
+    found = session.scalar(
+        select(OrganiserSession.id).where(
+            OrganiserSession.sid_hash == hash_token(sid), OrganiserSession.expires_at > now
+        )
+    )
+    return found is not None
+
+
+def organiser_session_alive(request: Request) -> bool:
+    """Whether the guard found this request's organiser session alive (False without one)."""
+    return bool(getattr(request.state, SESSION_FLAG, False))
+
+
+# -- the middleware ---------------------------------------------------------------------------
+
+
+def presents_credential(scope: Scope) -> bool:
+    """True when the request carries something that could be a guessed secret."""
+    headers = dict(scope.get("headers") or [])
+    if b"authorization" in headers or b"x-integration-key" in headers:
+        return True
+    path: str = scope.get("path", "")
+    if path.startswith(CREDENTIAL_PATH_PREFIXES):
+        return True
+    if path == "/admin/login" and scope.get("method") == "POST":
+        return True
+    query: bytes = scope.get("query_string", b"")
+    return query.startswith(b"token=") or b"&token=" in query
+
+
+class SignInGuardMiddleware:
+    """ASGI middleware: the throttle check and the organiser-session check before the
+    route (one short database session under the process's database gate), the failure
+    record before a failed response is sent.
+
+    `session_id_of(request)` returns the organiser session id of a valid signed cookie
+    (or None); the result of the check is `organiser_session_alive(request)`.
+    """
+
+    def __init__(self, app: ASGIApp, session_id_of: Callable[[Request], str | None]) -> None:
+        self.app = app
+        self.session_id_of = session_id_of
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        app: Any = scope["app"]
+        settings = app.state.settings
+        request = Request(scope)
+        client = (scope.get("client") or ("unknown", 0))[0][:CLIENT_MAX_LENGTH]
+        credentialed = presents_credential(scope)
+        sid = self.session_id_of(request)
+        window = timedelta(seconds=settings.auth_failure_window_seconds)
+        limit = settings.auth_failures_per_window
+        if credentialed or sid is not None:
+
+            def check() -> tuple[int | None, bool]:
+                now = utcnow()
+                with app.state.sessionmaker() as session:
+                    wait = (
+                        retry_after(session, client, limit=limit, window=window, now=now)
+                        if credentialed
+                        else None
+                    )
+                    alive = sid is not None and session_alive(session, sid, now)
+                return wait, alive
+
+            async with database_slots(app):
+                wait, alive = await run_in_threadpool(check)
+            setattr(request.state, SESSION_FLAG, alive)
+            if wait is not None:
+                response = problem_response(
+                    429,
+                    "too_many_failures",
+                    f"Too many failed sign-in attempts from this address; try again in {wait} s.",
+                    headers={"Retry-After": str(wait)},
+                )
+                await response(scope, receive, send)
+                return
+        if not credentialed:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_recording(message: Message) -> None:
+            if message["type"] == "http.response.start" and (
+                message["status"] == 401 or scope.get("state", {}).get(FAILED_FLAG)
+            ):
+
+                def record() -> None:
+                    with app.state.sessionmaker() as session, session.begin():
+                        record_failure(session, client, scope["path"], window=window, now=utcnow())
+
+                async with database_slots(app):
+                    await run_in_threadpool(record)
+            await send(message)
+
+        await self.app(scope, receive, send_recording)
