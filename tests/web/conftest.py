@@ -14,6 +14,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,23 @@ def browser():
         chromium.close()
 
 
+CSP_MESSAGE = "Content Security Policy"
+
+
+@contextmanager
+def csp_watch(context) -> Iterator[list[str]]:
+    """Collect the console messages of every page of `context` that report a blocked
+    resource, inline script or style (Chromium: "... violates the following Content
+    Security Policy directive ..."); the test fails when there is one."""
+    reported: list[str] = []
+    context.on(
+        "console",
+        lambda message: reported.append(message.text) if CSP_MESSAGE in message.text else None,
+    )
+    yield reported
+    assert reported == [], f"CSP violations in the browser console: {reported}"
+
+
 @pytest.fixture
 def phone(browser):
     """A 360 px wide phone-like browser context (its own cookies), without service workers:
@@ -90,7 +108,8 @@ def phone(browser):
     context = browser.new_context(
         viewport={"width": 360, "height": 780}, device_scale_factor=1, service_workers="block"
     )
-    yield context
+    with csp_watch(context):
+        yield context
     context.close()
 
 
@@ -98,8 +117,20 @@ def phone(browser):
 def desk(browser):
     """A 1280 px wide laptop browser context (its own cookies)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
-    yield context
+    with csp_watch(context):
+        yield context
     context.close()
+
+
+def wait_until(page, expression: str, timeout: float = 15.0) -> None:
+    """Poll the JavaScript `expression` until it is truthy (AssertionError after `timeout`
+    seconds). Unlike `page.wait_for_function`, whose string predicates are `eval`ed in
+    the page, `page.evaluate` is not refused by the pages' CSP (no 'unsafe-eval')."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout} s: {expression}")
+        page.wait_for_timeout(100)
 
 
 def screenshot(page, name: str) -> Path:
@@ -126,7 +157,7 @@ def axe_violations(page, impacts: tuple[str, ...] = ("serious", "critical")) -> 
     if script is None:  # the scenario still runs; only the accessibility check is left out
         warnings.warn(AXE_SKIP, stacklevel=2)
         return []
-    page.add_script_tag(path=str(script))
+    page.evaluate(script.read_text(encoding="utf-8"))  # not a <script> tag: the CSP forbids it
     result = page.evaluate("async () => await axe.run(document)")
     found = [
         {

@@ -21,7 +21,7 @@ from app.events.models import Event
 from app.feed.models import Take
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import discard_code, event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, confirm_code, screenshot
+from tests.web.conftest import axe_violations, confirm_code, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -168,9 +168,7 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
 
     # The organiser's count of sealed bids updates live (polling), without a reload.
     admin.goto(f"{url}/admin/events/{event_id}/ceremony")
-    admin.wait_for_function(
-        "document.querySelector('[data-live-field=bids_3]').textContent === '2'"
-    )
+    wait_until(admin, "document.querySelector('[data-live-field=bids_3]').textContent === '2'")
     screenshot(admin, "admin-ceremony-1280")
 
     # Close: the projector view reveals weakest to strongest, then the winner, the podium.

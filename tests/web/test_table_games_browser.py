@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.games.test_locus_poker import GRID
-from tests.web.conftest import axe_violations, screenshot
+from tests.web.conftest import axe_violations, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -34,9 +34,10 @@ def test_poker_dice_physical_dice_at_one_table(live_server, phone):
                 select.select_option(str(value))
         count = page.locator("#dice .die").count()
         page.locator("#roll").click()
-        page.wait_for_function(
+        wait_until(
+            page,
             f"document.querySelectorAll('#dice .die').length !== {count} || "
-            "document.getElementById('status').textContent.indexOf('Boris') >= 0"
+            "document.getElementById('status').textContent.indexOf('Boris') >= 0",
         )
 
     page.wait_for_selector("#physical-inputs select")
@@ -72,10 +73,11 @@ def test_poker_dice_solo_game_to_the_end(live_server, desk):
         page.locator("#roll").click()
         page.wait_for_selector("#sheet button.write")
         page.locator("#sheet button.write").first.click()
-        page.wait_for_function(
+        wait_until(
+            page,
             f"document.querySelectorAll('#sheet td').length > 0 && "
             f"Array.from(document.querySelectorAll('#sheet tbody td')).filter("
-            f"td => td.textContent && !td.querySelector('button')).length >= {turn + 3}"
+            f"td => td.textContent && !td.querySelector('button')).length >= {turn + 3}",
         )
     page.wait_for_selector("#result:not([hidden])")
     total = page.locator("#sheet tbody tr").last.locator("td").first.inner_text()
