@@ -15,6 +15,7 @@ from app.core.errors import install_error_handlers
 from app.core.guard import SignInGuardMiddleware
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.openapi import install_problem_openapi
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.flows import endpoints as flows_endpoints
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     install_error_handlers(app)
     install_page_error_handlers(app)
+    install_problem_openapi(app)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -133,7 +133,8 @@ class ShuffleRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    # strict: `true`/`false`, `1.0` or `"5"` are 422, never seed 1 or 0.
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1, strict=True)
 
 
 class CheckpointUpdate(BaseModel):

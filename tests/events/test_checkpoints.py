@@ -499,3 +499,15 @@ def test_given_code_equal_to_a_save_code_is_refused(
     )
     assert response.status_code == 422
     assert response.json()["errors"][0]["loc"] == ["body", "checkpoints", "0", "discard_code"]
+
+
+def test_shuffle_seed_must_be_an_integer(
+    client: TestClient, admin: dict[str, str], event_id: int
+) -> None:
+    # JSON booleans, floats and strings are not seeds (they were taken as 0 / 1 / 5).
+    url = f"/api/v1/events/{event_id}/checkpoints/shuffle"
+    for seed in (False, True, 1.0, "5"):
+        response = client.post(url, json={"seed": seed}, headers=admin)
+        assert response.status_code == 422, seed
+        assert response.json()["code"] == "validation_error"
+    assert client.get(f"/api/v1/events/{event_id}", headers=admin).json()["deck_seed"] is None
