@@ -1,6 +1,6 @@
 """The OpenAPI document: every operation documents the service's problem responses.
 
-Errors are RFC 9457 problems (`app.core.errors`), so 401, 403, 404, 409, 413, 415,
+Errors are RFC 9457 problems (`app.core.errors`), so 400, 401, 403, 404, 409, 413, 415,
 422 and 429 are documented once here, on every operation, as
 `application/problem+json` with the `Problem` schema (FastAPI's own 422
 `HTTPValidationError` is replaced: the service never answers it).
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.errors import PROBLEM_MEDIA_TYPE
 
 PROBLEM_STATUSES: dict[int, str] = {
+    400: "The request body cannot be parsed (`bad_request`)",
     401: "Missing or wrong credentials (`unauthorized`, `invalid_game_token`, …)",
     403: "Not allowed for this caller (`forbidden`, `not_your_state`, …)",
     404: "No such object (`event_not_found`, `participant_not_found`, …)",
