@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
 from app.core import csvfiles, iof
-from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
+from app.core.deps import OrganiserDep, SessionDep, SettingsDep
 from app.core.errors import AppError, Unprocessable
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
