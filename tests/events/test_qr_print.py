@@ -54,8 +54,11 @@ def test_checkpoint_print_sheet(
     assert html.count(EVENT_BODY["name"]) >= 54
     assert '<div class="number">17</div>' in html
     # Printed at A4 with each QR at least 6 cm wide (11 cm: readable from about 1 m).
-    assert "size: A4" in html
-    side = float(re.search(r"\.qr svg \{ width: (\d+(?:\.\d+)?)cm", html).group(1))
+    # (the styles are a static file: the pages' CSP allows no inline styles)
+    assert '<link rel="stylesheet" href="/static/print_checkpoints.css">' in html
+    css = client.get("/static/print_checkpoints.css").text
+    assert "size: A4" in css
+    side = float(re.search(r"\.qr svg \{ width: (\d+(?:\.\d+)?)cm", css).group(1))
     assert side >= 6
     # The sheet hangs in the field: no card and no discard code on it.
     for cp in deck:
