@@ -23,7 +23,7 @@ from app.auctions.models import Bid
 from app.events.models import Event
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, reveal_everything, screenshot
+from tests.web.conftest import axe_violations, reveal_everything, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -161,7 +161,7 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone):
     with Session(live_server.engine) as db:
         assert db.scalars(select(Bid.placed_by)).all() == ["organiser"]
     bid(api, event_id, 3, people["3"].access_token, vera[0])  # the same five cards: a tie
-    page.wait_for_function("document.querySelector('[data-live-field=bids_3]').textContent === '2'")
+    wait_until(page, "document.querySelector('[data-live-field=bids_3]').textContent === '2'")
 
     # Close: a tie. Nothing of the outcome shows before its step; both top bids highlighted.
     page.get_by_role("button", name="Закрыть аукцион").click()
