@@ -47,7 +47,7 @@ CLIENT_MAX_LENGTH = 64
 
 
 class AuthFailure(Base):
-    """One failed credential from a client address. Rows older than the window are purged."""
+    """One failed credential from a client address; rows older than the window are purged."""
 
     __tablename__ = "auth_failure"
     __table_args__ = (Index("ix_auth_failure_client_failed_at", "client", "failed_at"),)
@@ -55,7 +55,7 @@ class AuthFailure(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     client: Mapped[str] = mapped_column(String(CLIENT_MAX_LENGTH))
     path: Mapped[str] = mapped_column(String(200))
-    failed_at: Mapped[datetime]
+    failed_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class OrganiserSession(Base):
@@ -100,12 +100,9 @@ def retry_after(
 def record_failure(
     session: Session, client: str, path: str, *, window: timedelta, now: datetime
 ) -> None:
-    """Store one failure of `client` at UTC `now` and purge its failures older than `window`."""
-    session.execute(
-        delete(AuthFailure).where(
-            AuthFailure.client == client, AuthFailure.failed_at <= now - window
-        )
-    )
+    """Store one failure of `client` at UTC `now`; failures of any client older than
+    `window` are purged (the table holds at most one window of failures)."""
+    session.execute(delete(AuthFailure).where(AuthFailure.failed_at <= now - window))
     session.add(AuthFailure(client=client, path=path[:200], failed_at=now))
 
 

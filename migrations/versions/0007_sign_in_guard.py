@@ -31,6 +31,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('auth_failure', schema=None) as batch_op:
         batch_op.create_index('ix_auth_failure_client_failed_at', ['client', 'failed_at'], unique=False)
+        batch_op.create_index(batch_op.f('ix_auth_failure_failed_at'), ['failed_at'], unique=False)
 
     op.create_table('organiser_session',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -53,6 +54,7 @@ def downgrade() -> None:
 
     op.drop_table('organiser_session')
     with op.batch_alter_table('auth_failure', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_auth_failure_failed_at'))
         batch_op.drop_index('ix_auth_failure_client_failed_at')
 
     op.drop_table('auth_failure')

@@ -143,10 +143,11 @@ def test_the_window_slides(session: Session):
     assert wait(3) == 60  # the one of 4 min ago leaves the window in 1 min
     assert wait(2) == 120  # two must leave: the second, 3 min ago, in 2 min
     assert wait(1, client="b") is None
-    # Recording purges this client's failures older than the window.
-    guard.record_failure(session, "a", "/p/y", window=window, now=now)
+    # Recording purges the failures older than the window (of every client).
+    guard.record_failure(session, "b", "/p/y", window=window, now=now)
     session.flush()
     assert session.scalar(select(func.count()).select_from(guard.AuthFailure)) == 4
+    assert wait(1, client="b") == 300
     session.rollback()
 
 
