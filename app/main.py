@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session
+    app.state.throttled_page = common_pages.throttled_page
     app.include_router(events_endpoints.router)
     return app
 

@@ -4,16 +4,16 @@ same counts and the same sessions.
 
 - **Throttle.** A request that presents a credential (an `Authorization` header,
   `X-Integration-Key`, a `token` query parameter, `POST /admin/login`, a personal link
-  `/p/{token}` or a game link `/g/{token}`) is refused with 429 `too_many_failures`
-  and `Retry-After` (seconds) while its client address has
-  `AUTH_FAILURES_PER_WINDOW` failures in the last `AUTH_FAILURE_WINDOW_SECONDS`
-  (a sliding window) — even when the credential is right: answering a right token
-  from a throttled address would tell a guesser when they hit. Another address is
-  not affected. A failure is a credentialed request answered 401, or one a route
-  marks with `mark_failed` (a wrong token on the sign-in form, an unknown personal
-  link, a bearer token that matches nobody on a public endpoint). Refused (429)
-  requests are not counted, so an address regains `AUTH_FAILURES_PER_WINDOW`
-  attempts per window.
+  `/p/{token}` or a game link `/g/{token}`) is refused with 429 and `Retry-After`
+  (seconds; a `too_many_failures` problem, or a page for page paths) while its client
+  address has `AUTH_FAILURES_PER_WINDOW` failures in the last
+  `AUTH_FAILURE_WINDOW_SECONDS` (a sliding window) — even when the credential is
+  right: answering a right token from a throttled address would tell a guesser when
+  they hit. Another address is not affected. A failure is a credentialed request
+  answered 401, or one a route marks with `mark_failed` (a wrong token on the sign-in
+  form, an unknown personal link, a bearer token that matches nobody on a public
+  endpoint). Refused (429) requests are not counted, so an address regains
+  `AUTH_FAILURES_PER_WINDOW` attempts per window.
 - **Organiser sessions.** Signing in stores the SHA-256 of a random session id
   (`start_session`); the signed cookie carries the id. `POST /admin/logout` deletes
   the row (`end_session`), so the cookie stops working at once in every process.
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from fastapi import Request
+from fastapi import Request, Response
 from sqlalchemy import Index, String, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 from starlette.concurrency import run_in_threadpool
@@ -43,6 +43,7 @@ from app.core.security import hash_token, new_token
 FAILED_FLAG = "auth_failed"
 SESSION_FLAG = "organiser_session_alive"
 CREDENTIAL_PATH_PREFIXES = ("/p/", "/g/")
+API_PREFIXES = ("/api/",)
 CLIENT_MAX_LENGTH = 64
 
 
@@ -180,6 +181,20 @@ class SignInGuardMiddleware:
         self.app = app
         self.session_id_of = session_id_of
 
+    @staticmethod
+    def refusal(app: Any, request: Request, wait: int) -> Response:
+        """429 for a throttled address: a page (the registered `app.state.throttled_page`)
+        for the pages, a `too_many_failures` problem for the API."""
+        page = getattr(app.state, "throttled_page", None)
+        if page is not None and not request.url.path.startswith(API_PREFIXES):
+            return page(request, wait)
+        return problem_response(
+            429,
+            "too_many_failures",
+            f"Too many failed sign-in attempts from this address; try again in {wait} s.",
+            headers={"Retry-After": str(wait)},
+        )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -209,13 +224,7 @@ class SignInGuardMiddleware:
                 wait, alive = await run_in_threadpool(check)
             setattr(request.state, SESSION_FLAG, alive)
             if wait is not None:
-                response = problem_response(
-                    429,
-                    "too_many_failures",
-                    f"Too many failed sign-in attempts from this address; try again in {wait} s.",
-                    headers={"Retry-After": str(wait)},
-                )
-                await response(scope, receive, send)
+                await self.refusal(app, request, wait)(scope, receive, send)
                 return
         if not credentialed:
             await self.app(scope, receive, send)

@@ -50,6 +50,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "После входа отсканируйте этот КП ещё раз — взятие не записано.",
         "After signing in, scan this CP again — the take was not recorded.",
     ),
+    "throttled.title": ("Слишком много неудачных попыток", "Too many failed attempts"),
+    "throttled.lead": (
+        "С этого адреса пришло слишком много неверных ссылок или токенов. "
+        "Попробуйте снова через {seconds} с.",
+        "Too many wrong links or tokens came from this address. Try again in {seconds} s.",
+    ),
     "signin.bad_link": (
         "Эта личная ссылка не работает. Проверьте ссылку или спросите организаторов.",
         "This personal link does not work. Check the link or ask the organisers.",

@@ -21,6 +21,8 @@ from tests.factories import make_event, make_participant
 LIMIT = 3
 HERE = ("203.0.113.7", 40000)
 THERE = ("198.51.100.9", 40000)
+RU_PAGE = "Попробуйте снова через {seconds} с."
+EN_PAGE = "Try again in {seconds} s."
 
 
 def guarded_app(engine: Engine, **overrides):
@@ -48,11 +50,17 @@ def login(client: TestClient, token: str):
     )
 
 
-def assert_throttled(response) -> None:
+def assert_throttled(response, page: str | None = None) -> None:
+    """429 with Retry-After: a problem for the API, the page in the right language for pages."""
     assert response.status_code == 429, response.text
-    assert response.json()["code"] == "too_many_failures"
     # 3 failures in the last 600 s: the oldest frees an attempt ~600 s after it.
-    assert 590 <= int(response.headers["retry-after"]) <= 600
+    wait = int(response.headers["retry-after"])
+    assert 590 <= wait <= 600
+    if page is None:
+        assert response.json()["code"] == "too_many_failures"
+    else:
+        assert response.headers["content-type"].startswith("text/html")
+        assert page.format(seconds=wait) in response.text
 
 
 def test_wrong_organiser_tokens_at_the_sign_in_form_are_throttled_per_address(engine: Engine):
@@ -60,9 +68,9 @@ def test_wrong_organiser_tokens_at_the_sign_in_form_are_throttled_per_address(en
     with TestClient(first, client=HERE) as here, TestClient(second, client=HERE) as again:
         for client in (here, again, here):
             assert "error=1" in login(client, "wrong-token").headers["location"]
-        assert_throttled(login(again, "wrong-token"))
+        assert_throttled(login(again, "wrong-token"), RU_PAGE)
         # The right token from the throttled address is refused too (no guessing oracle).
-        assert_throttled(login(here, ADMIN_TOKEN))
+        assert_throttled(login(here, ADMIN_TOKEN), RU_PAGE)
     with TestClient(second, client=THERE) as there:
         assert login(there, ADMIN_TOKEN).status_code == 303
         assert there.get("/admin", follow_redirects=False).status_code == 200
@@ -107,8 +115,10 @@ def test_unknown_personal_links_are_throttled(engine: Engine, session: Session):
     with TestClient(app, client=HERE) as here, TestClient(app, client=THERE) as there:
         for n in range(LIMIT):
             assert here.get(f"/p/guess-{n}").status_code == 404
-        assert_throttled(here.get("/p/guess-x"))
-        assert_throttled(here.get(f"/p/{participant.access_token}", follow_redirects=False))
+        assert_throttled(here.get("/p/guess-x"), RU_PAGE)
+        here.cookies.set("lang", "en")
+        right = here.get(f"/p/{participant.access_token}", follow_redirects=False)
+        assert_throttled(right, EN_PAGE)
         signed_in = there.get(f"/p/{participant.access_token}", follow_redirects=False)
         assert signed_in.status_code == 303
 
