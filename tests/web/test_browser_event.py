@@ -32,6 +32,7 @@ from tests.web.conftest import (
     reveal_everything,
     screenshot,
     sign_in_organiser,
+    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -79,8 +80,8 @@ def open_auction(page, url: str, event_path: str, place: int) -> None:
 
 def close_and_reveal(page, event_path: str, bids: int, place: int) -> None:
     page.goto(f"{event_path}/ceremony")
-    page.wait_for_function(
-        f"document.querySelector('[data-live-field=bids_{place}]').textContent === '{bids}'"
+    wait_until(
+        page, f"document.querySelector('[data-live-field=bids_{place}]').textContent === '{bids}'"
     )
     page.get_by_role("button", name="Закрыть аукцион").click()
     assert f"{event_path}/projector/{place}" in page.url

@@ -4,8 +4,8 @@ See app.core.guard: `auth_failure` rows are counted in a sliding window per addr
 (429 past AUTH_FAILURES_PER_WINDOW); `organiser_session` rows are the organiser cookies
 still valid (logout deletes the row).
 
-Revision ID: 0008_sign_in_guard
-Revises: 0007_device_clocks
+Revision ID: 0009_sign_in_guard
+Revises: 0008_log_chains
 Create Date: 2026-12-01 14:47:45.952660
 """
 from collections.abc import Sequence
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = '0008_sign_in_guard'
-down_revision: str | None = '0007_device_clocks'
+revision: str = '0009_sign_in_guard'
+down_revision: str | None = '0008_log_chains'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
