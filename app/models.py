@@ -13,6 +13,7 @@ from app.feed.models import (
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
+from app.live.models import LiveChange, LiveVersion
 
 __all__ = [
     "Auction",
@@ -28,6 +29,8 @@ __all__ = [
     "GameAction",
     "GamePlayer",
     "IntegrationKey",
+    "LiveChange",
+    "LiveVersion",
     "Participant",
     "ParticipantState",
     "SaveCode",

@@ -1,0 +1,41 @@
+"""live_version and live_change: the live channel's per-event version and change log
+
+Revision ID: 0007_live_change
+Revises: 0006
+Create Date: 2026-12-01 15:00:00
+"""
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+
+revision: str = '0007_live_change'
+down_revision: str | None = '0006'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        'live_version',
+        sa.Column('event_id', sa.Integer(), nullable=False),
+        sa.Column('version', sa.BigInteger(), nullable=False),
+        sa.ForeignKeyConstraint(['event_id'], ['event.id'], name=op.f('fk_live_version_event_id_event'), ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('event_id', name=op.f('pk_live_version')),
+    )
+    op.create_table(
+        'live_change',
+        sa.Column('event_id', sa.Integer(), nullable=False),
+        sa.Column('version', sa.BigInteger(), nullable=False),
+        sa.Column('topic', sa.String(length=16), nullable=False),
+        sa.Column('place', sa.Integer(), nullable=False),
+        sa.Column('changed_at', sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(['event_id'], ['event.id'], name=op.f('fk_live_change_event_id_event'), ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('event_id', 'version', 'topic', 'place', name=op.f('pk_live_change')),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table('live_change')
+    op.drop_table('live_version')
