@@ -48,10 +48,16 @@ def resume_point(last_event_id: str | None, since: int | None) -> int | None:
 
 
 async def messages(
-    hub: Hub, channel: Channel, after: int | None, organiser: bool, shutdown: anyio.Event
+    hub: Hub,
+    channel: Channel,
+    after: int | None,
+    organiser: bool,
+    shutdown: anyio.Event,
+    counts: bool = True,
 ) -> AsyncIterator[bytes]:
     """The stream of one client: what changed after `after`, then every change as it
-    comes; the organiser also gets `feed` counters when they change."""
+    comes (with `counts` False, no `auction` message whose status and round did not change:
+    bid counts only); the organiser also gets `feed` counters when they change."""
     loop = asyncio.get_running_loop()
     queue = hub.subscribe(channel)
 
@@ -66,8 +72,10 @@ async def messages(
         hello = json.dumps({"version": channel.version, "organiser": organiser})
         yield ServerSentEvent(data=hello, event="hello").encode()
         sent: dict[str, int] = {}
-        for version, key, message in channel.since(after):
-            sent[key] = version
+        # the client has every topic as of `after`: the cached shape of those not sent below
+        shapes = {f"{kind}:{place}": item[2] for (kind, place), item in channel.latest.items()}
+        for version, key, message, shape in channel.since(after):
+            sent[key], shapes[key] = version, shape
             yield message
         deadline = loop.time() + MAX_LIFETIME_SECONDS
         next_feed, last_feed = loop.time(), None
@@ -85,10 +93,12 @@ async def messages(
                 continue
             if item is None:
                 return
-            version, key, message = item
+            version, key, message, shape = item
             if sent.get(key, -1) >= version:
                 continue
-            sent[key] = version
+            if not counts and shapes.get(key) == shape:
+                continue  # only the bid count moved: this client does not show it
+            sent[key], shapes[key] = version, shape
             yield message
     finally:
         watcher.cancel()
@@ -108,12 +118,14 @@ async def live(
     event_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     since: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     last_event_id: Annotated[str | None, Header(max_length=40)] = None,
+    counts: Annotated[bool, Query(description="false: no bid-count-only updates")] = True,
 ) -> Any:
     """Server-sent events of the event's live pages (public; `feed` for the organiser).
 
     `since` / `Last-Event-ID`: the live version already seen; only the topics changed
-    after it are sent first (all topics when neither is given). 404 `not_found` for an
-    unknown event."""
+    after it are sent first (all topics when neither is given). `counts=false` (the phone
+    page, which shows no bid count): an auction's message only when its status or round
+    changed, so bidding costs the waiting phones nothing. 404 `event_not_found`."""
     hub = hub_for(request.app)
     try:
         channel = await hub.channel(event_id)
@@ -122,7 +134,7 @@ async def live(
     after = resume_point(last_event_id, since)
     shutdown = anyio.Event()
     return EventSourceResponse(
-        messages(hub, channel, after, is_organiser(request), shutdown),
+        messages(hub, channel, after, is_organiser(request), shutdown, counts),
         ping=PING_SECONDS,
         shutdown_event=shutdown,
         shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,

@@ -33,6 +33,18 @@ MIN_REFRESH_INTERVAL = 1.0
 _hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
 
 
+# (version, topic key "auction:3", encoded message, shape "closed:1": what a page compares)
+Item = tuple[int, str, bytes, str]
+
+
+def shape_of(kind: str, data: dict[str, Any]) -> str:
+    """What changes a page's layout: an auction's status and round (not its bid count),
+    the event's status and window."""
+    if kind == "auction":
+        return f"{data['status']}:{data['round']}"
+    return f"{data['status']}|{data['opens_at']}|{data['closes_at']}"
+
+
 def encode(version: int, kind: str, data: dict[str, Any]) -> bytes:
     """One SSE message: `event: <kind>`, `id: <version>`, `data: <JSON>`."""
     body = json.dumps({**data, "version": version}, separators=(",", ":"), default=str)
@@ -45,18 +57,18 @@ class Channel:
     def __init__(self, event_id: int) -> None:
         self.event_id = event_id
         self.version = -1  # not read yet
-        self.latest: dict[tuple[str, int], tuple[int, bytes]] = {}
-        self.subscribers: set[asyncio.Queue[tuple[int, str, bytes]]] = set()
+        self.latest: dict[tuple[str, int], tuple[int, bytes, str]] = {}
+        self.subscribers: set[asyncio.Queue[Item]] = set()
         self.loading: asyncio.Lock = asyncio.Lock()
         self.refreshing = False
         self.again = False
 
-    def since(self, after: int | None) -> list[tuple[int, str, bytes]]:
+    def since(self, after: int | None) -> list[Item]:
         """Cached messages of the topics changed after version `after` (all when None),
         oldest change first."""
         items = [
-            (version, f"{kind}:{place}", message)
-            for (kind, place), (version, message) in self.latest.items()
+            (version, f"{kind}:{place}", message, shape)
+            for (kind, place), (version, message, shape) in self.latest.items()
             if after is None or version > after
         ]
         return sorted(items)
@@ -105,12 +117,12 @@ class Hub:
         for version, kind, data in changes:
             key = (kind, int(data.get("place") or 0))
             message = encode(version, kind, data)
-            channel.latest[key] = (version, message)
-            out.append((version, f"{kind}:{key[1]}", message))
+            channel.latest[key] = (version, message, shape_of(kind, data))
+            out.append((version, f"{kind}:{key[1]}", message, shape_of(kind, data)))
         return out
 
-    def subscribe(self, channel: Channel) -> asyncio.Queue[tuple[int, str, bytes]]:
-        queue: asyncio.Queue[tuple[int, str, bytes]] = asyncio.Queue()
+    def subscribe(self, channel: Channel) -> asyncio.Queue[Item]:
+        queue: asyncio.Queue[Item] = asyncio.Queue()
         channel.subscribers.add(queue)
         return queue
 

@@ -57,6 +57,9 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
     )
     assert opened.data["bid_count"] == 0
 
+    # The phone page's stream: no message while only the bid count moves.
+    quiet = Stream(f"{base}/live?since=1&counts=false").start()
+    assert quiet.next().event == "hello"
     bid = api.post("/auctions/3/bids", json={"participant": "41", "combination_id": full})
     assert bid.status_code == 201  # version 2
     counted = first.until(lambda m: m.event == "auction")
@@ -89,6 +92,9 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
     assert closed["winner"] == "41"
     result = resumed.until(lambda m: m.event == "auction" and m.data["status"] == "closed")
     assert result.id == "4"
+    quiet_first = quiet.next()  # the close is the first thing the quiet stream hears
+    assert (quiet_first.id, quiet_first.data["status"]) == ("4", "closed")
+    quiet.close()
     assert result.data["winner"] == "41"
     assert result.data["names"] == {"41": "Анна", "42": "Борис"}
     # Exactly what the public auction view shows after the close.
