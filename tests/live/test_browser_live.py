@@ -94,6 +94,7 @@ def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(
     # The page fetches itself once and swaps the ceremony panel: the winner, no close button.
     page.locator("#live-ceremony").get_by_text("Победитель: Анна").wait_for(timeout=15000)
     assert page.locator("#live-ceremony form[action$='/auctions/3/close']").count() == 0
+    assert page.locator("#on-behalf").count() == 0  # no bid on behalf: nothing is open
     assert page.evaluate("window.__liveMarker") == "still here"
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
     screenshot(page, "live-admin-ceremony-1280")
