@@ -74,9 +74,9 @@ async def messages(
         sent: dict[str, int] = {}
         # the client has every topic as of `after`: the cached shape of those not sent below
         shapes = {f"{kind}:{place}": item[2] for (kind, place), item in channel.latest.items()}
-        for version, key, message, shape in channel.since(after):
+        for version, key, message, shape, short in channel.since(after):
             sent[key], shapes[key] = version, shape
-            yield message
+            yield message if counts else short
         deadline = loop.time() + MAX_LIFETIME_SECONDS
         next_feed, last_feed = loop.time(), None
         while (remaining := deadline - loop.time()) > 0:
@@ -93,13 +93,13 @@ async def messages(
                 continue
             if item is None:
                 return
-            version, key, message, shape = item
+            version, key, message, shape, short = item
             if sent.get(key, -1) >= version:
                 continue
             if not counts and shapes.get(key) == shape:
                 continue  # only the bid count moved: this client does not show it
             sent[key], shapes[key] = version, shape
-            yield message
+            yield message if counts else short
     finally:
         watcher.cancel()
         hub.unsubscribe(channel, queue)
@@ -125,7 +125,9 @@ async def live(
     `since` / `Last-Event-ID`: the live version already seen; only the topics changed
     after it are sent first (all topics when neither is given). `counts=false` (the phone
     page, which shows no bid count): an auction's message only when its status or round
-    changed, so bidding costs the waiting phones nothing. 404 `event_not_found`."""
+    changed, so bidding costs the waiting phones nothing, and its revealed bids in the
+    compact form the phone shows (`compact: true`: participant, round, rank, cards,
+    category; no receipt, nonce or ids). 404 `event_not_found`."""
     hub = hub_for(request.app)
     try:
         channel = await hub.channel(event_id)

@@ -117,6 +117,12 @@
 
   function fill(template, key, value) { return String(template).split("{" + key + "}").join(value); }
 
+  var SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  function cardText(code, joker) {  /* "TS" -> "10♠", "JK1" -> the joker's name */
+    if (code.indexOf("JK") === 0) return joker;
+    return (code[0] === "T" ? "10" : code[0]) + (SUITS[code[1]] || code[1]);
+  }
+
   function colour(code) {
     if (code.indexOf("JK") === 0) return "joker";
     return /[HD]$/.test(code) ? "red" : "black";
@@ -155,8 +161,8 @@
         body.appendChild(el("br"));
         var cards = el("span", { "class": "nowrap" });
         var combination = b.combination || {};
-        (combination.cards || []).forEach(function (code, i) {
-          var shown = code.indexOf("JK") === 0 ? T["card.joker"] : (combination.display || [])[i] || code;
+        (combination.cards || []).forEach(function (code) {
+          var shown = cardText(code, T["card.joker"]);
           cards.appendChild(el("strong", { "class": colour(code) }, shown));
           cards.appendChild(document.createTextNode(" "));
         });

@@ -56,6 +56,7 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
         assert page.locator("#ceremony-live form[action='/me/ceremony/3/withdraw']").count() == 0
         text = page.locator("#ceremony-live").inner_text()
         assert "Борис" in text and "фулл-хаус" in text and "старшая карта" in text
+        assert "A♥ A♦ A♣ K♠ K♥" in text and "2♣ 3♦ 4♥ 5♠ 7♣" in text
         assert page.locator("[data-live-mode=poll]").count() == 0  # it came by the stream
         screenshot(page, f"live-ceremony-closed-{width}")
         # Shown from the close message itself (version 4): no request for the page at all.
@@ -65,9 +66,7 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
         assert mine in text and text.count("★") == 1
 
 
-def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(
-    live_server, desk, admin
-):
+def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(live_server, desk, admin):
     from tests.conftest import ADMIN_TOKEN
 
     event_id, _anna, _boris, full, high = ceremony_event(live_server.engine)

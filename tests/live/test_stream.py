@@ -94,6 +94,14 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
     assert result.id == "4"
     quiet_first = quiet.next()  # the close is the first thing the quiet stream hears
     assert (quiet_first.id, quiet_first.data["status"]) == ("4", "closed")
+    # ...in the phone's compact form: what the page shows of each bid, no receipt or nonce
+    [compact_round] = quiet_first.data["view"]["rounds"]
+    assert compact_round["bids"] == [
+        {"participant": "41", "round": 1, "rank": 1,
+         "combination": {"cards": ["AH", "AD", "AC", "KS", "KH"], "category": "full_house"}},
+        {"participant": "42", "round": 1, "rank": 2,
+         "combination": {"cards": ["2C", "3D", "4H", "5S", "7C"], "category": "high_card"}},
+    ]  # fmt: skip
     quiet.close()
     assert result.data["winner"] == "41"
     assert result.data["names"] == {"41": "Анна", "42": "Борис"}
@@ -119,9 +127,7 @@ def test_unknown_event_is_a_404_problem(live_server):
     assert response.json()["code"] == "event_not_found"
 
 
-def test_event_changes_are_streamed_and_feed_counters_go_to_the_organiser_only(
-    live_server, admin
-):
+def test_event_changes_are_streamed_and_feed_counters_go_to_the_organiser_only(live_server, admin):
     event_id, *_ = ceremony_event(live_server.engine)
     base = f"{live_server.url}/api/v1/events/{event_id}"
     public = Stream(f"{base}/live?since=0").start()
