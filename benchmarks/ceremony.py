@@ -351,10 +351,8 @@ async def stream_client(
                     # the client's own CPU is the server's too (one machine): decode only the
                     # close of `place` (its JSON starts with place and status)
                     if text.startswith(f'{{"place":{place},"status":"closed"'):
-                        message = json.loads(text)
-                        if message["view"]["rounds"][-1]["bids"] is not None:
-                            state["result_at"].append(time.monotonic())
-                            return
+                        state["result_at"].append(time.monotonic())  # the close, with its bids
+                        return
                 event, data = None, []
     finally:
         writer.close()
@@ -577,6 +575,8 @@ async def run(args, event_id, people) -> dict:
         )
         await live_phase(server, server.port, event_id, people, cookies, args, report)
         print("live phase:", json.dumps(report), flush=True)  # in case the baseline fails
+        if args.no_baseline:  # diagnosis only: figures without their same-run baseline
+            return report
         await poll_phase(server, server.port, event_id, people, cookies, args, report)
         report["server_errors"] = server.error_lines()[:12]
     finally:
@@ -596,6 +596,9 @@ def main() -> int:
     parser.add_argument("--pg-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="rogaine_h18_bench")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="live phase only (diagnosis, no baseline)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.participants, args.idle, args.requests, args.bid_window = 200, 8.0, 400, 6.0
@@ -609,6 +612,9 @@ def main() -> int:
     event_id, people = build_event(args.url, args.participants, args.seed)
     print(f"event {event_id}: {len(people)} participants ({time.monotonic() - started:.1f} s)")
     report = asyncio.run(run(args, event_id, people))
+    if args.no_baseline:
+        print(json.dumps(report, indent=1))
+        return 0
     r = report
     n = args.participants
     print(

@@ -1,5 +1,7 @@
 """live_version and live_change: the live channel's per-event version and change log
 
+No foreign key to event (see app/live/models.py: it would make bids and a close deadlock).
+
 Revision ID: 0007_live_change
 Revises: 0006
 Create Date: 2026-12-01 15:00:00
@@ -21,7 +23,6 @@ def upgrade() -> None:
         'live_version',
         sa.Column('event_id', sa.Integer(), nullable=False),
         sa.Column('version', sa.BigInteger(), nullable=False),
-        sa.ForeignKeyConstraint(['event_id'], ['event.id'], name=op.f('fk_live_version_event_id_event'), ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('event_id', name=op.f('pk_live_version')),
     )
     op.create_table(
@@ -31,7 +32,6 @@ def upgrade() -> None:
         sa.Column('topic', sa.String(length=16), nullable=False),
         sa.Column('place', sa.Integer(), nullable=False),
         sa.Column('changed_at', sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(['event_id'], ['event.id'], name=op.f('fk_live_change_event_id_event'), ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('event_id', 'version', 'topic', 'place', name=op.f('pk_live_change')),
     )
 
