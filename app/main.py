@@ -21,6 +21,7 @@ from app.feed import endpoints as feed_endpoints
 from app.flows import endpoints as flows_endpoints
 from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
+from app.live import endpoints as live_endpoints
 from app.poker import endpoints as poker
 from app.web import admin as admin_pages
 from app.web import admin_course as course_pages
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(iof_endpoints.router)
     app.include_router(liars_table_pages.router)
     app.include_router(offline_pages.router)
+    app.include_router(live_endpoints.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session

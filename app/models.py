@@ -15,6 +15,7 @@ from app.feed.models import (
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
+from app.live.models import LiveChange, LiveVersion
 
 __all__ = [
     "Auction",
@@ -31,6 +32,8 @@ __all__ = [
     "GameAction",
     "GamePlayer",
     "IntegrationKey",
+    "LiveChange",
+    "LiveVersion",
     "OrganiserSession",
     "Participant",
     "ParticipantState",

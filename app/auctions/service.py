@@ -668,8 +668,13 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
             "bid_count": 0,
             "bidders": [] if caller.organiser else None,
         }
-    ext = repo.external_ids(session, event.id)
-    rounds = [_round_json(session, r, ext, caller) for r in repo.rounds_of(session, auction.id)]
+    round_rows = repo.rounds_of(session, auction.id)
+    if caller.organiser:  # the open round's bidders are named to the organiser only
+        ext = repo.external_ids(session, event.id)
+    else:  # only whom this view names: cost independent of the event's size
+        named = [p for r in round_rows for p in (r.eligible or [])]
+        ext = repo.external_ids_of(session, [*named, auction.winner_participant_id or 0])
+    rounds = [_round_json(session, r, ext, caller) for r in round_rows]
     current = next((r for r in rounds if r["number"] == auction.current_round), None)
     closed = [r for r in rounds if r["status"] == "closed"]
     last = closed[-1] if closed else None

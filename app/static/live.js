@@ -83,9 +83,13 @@
     if (!hiddenLeft().length) { done(); return; }
     if (next) { next.hidden = false; next.addEventListener("click", revealOne); }
     if (all) { all.hidden = false; all.addEventListener("click", revealAll); }
-    document.addEventListener("keydown", function (e) {
-      if (e.key === " " || e.key === "ArrowRight") { e.preventDefault(); revealOne(); }
-    });
+    projector.revealOne = revealOne;  // re-armed after live-stream.js swaps the page in place
+    if (!projector.keys) {
+      projector.keys = true;
+      document.addEventListener("keydown", function (e) {
+        if (e.key === " " || e.key === "ArrowRight") { e.preventDefault(); projector.revealOne(); }
+      });
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -95,6 +99,9 @@
     }
     var live = document.querySelectorAll("[data-live-url]");
     for (var i = 0; i < live.length; i++) poll(live[i]);
+    if (document.body.classList.contains("projector")) projector();
+  });
+  document.addEventListener("live:swapped", function () {
     if (document.body.classList.contains("projector")) projector();
   });
 })();

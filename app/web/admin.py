@@ -33,6 +33,7 @@ from app.feed import service as feed_service
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
+from app.live import snapshots as live_snapshots
 from app.web import admin_ceremony, sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
 from app.web.forms import CsrfRejected
@@ -190,6 +191,7 @@ def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "opens": local(event.opens_at, event),
         "closes": local(event.closes_at, event),
         "n": numbers,
+        "live_version": live_snapshots.current_version(session, event.id),
         "warnings": numbers["warnings"],
         "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
         **flash(request),
@@ -425,6 +427,8 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
         "section": "ceremony",
         "auctions": views,
         "version": ceremony_version(views),
+        "live_version": live_snapshots.current_version(session, event.id),
+        "shape": live_snapshots.shape(session, event),
         "names": names_of(session, event),
         "results": auction_service.results(session, event),
         **admin_ceremony.ceremony_context(
@@ -440,7 +444,10 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
 def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict[str, Any]:
     """Live ceremony counters: `bids_<place>` (sealed bids in), `version` (status changes)."""
     views = ceremony_views(session, event, ORGANISER)
-    data: dict[str, Any] = {"version": ceremony_version(views)}
+    data: dict[str, Any] = {
+        "version": ceremony_version(views),
+        "shape": live_snapshots.shape(session, event),
+    }
     for view in views:
         data[f"bids_{view['place']}"] = view["bid_count"]
     return data
@@ -529,6 +536,8 @@ def projector(
         "outcome_step": bid_total + 1,
         "podium_step": bid_total + 2,
         "log_head": log_chain.head(session, event),
+        "live_version": live_snapshots.current_version(session, event.id),
+        "shape": live_snapshots.shape(session, event),
     }
     return render(request, "admin/projector.html", context)
 
@@ -538,4 +547,9 @@ def projector_live(
     event: EventDep, place: PathId, session: SessionDep, _: OrganiserDep
 ) -> dict[str, Any]:
     view = auction_service.auction_view(session, event, place, PUBLIC)
-    return {"version": ceremony_version([view]), "bids": view["bid_count"]}
+    return {
+        "version": ceremony_version([view]),
+        "bids": view["bid_count"],
+        f"bids_{place}": view["bid_count"],
+        "shape": live_snapshots.shape(session, event),
+    }

@@ -325,6 +325,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.no_winner": ("Место не присуждено (нет ставок).", "Place not awarded (no bids)."),
     "ceremony.tie": ("Ничья — переторжка", "Tie — tie-break round"),
     "ceremony.results": ("Результаты", "Results"),
+    "card.joker": ("Джокер", "Joker"),
     "ceremony.round": ("Раунд {number}", "Round {number}"),
     "ceremony.place_col": ("Место", "Place"),
     "ceremony.rank": ("Место в аукционе", "Rank"),

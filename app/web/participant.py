@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Form, Request, Response
+import anyio
+from fastapi import APIRouter, Form, Query, Request, Response
 from fastapi.responses import FileResponse
 from sqlalchemy.orm import Session
 
@@ -35,14 +36,16 @@ from app.auctions import service as auction_service
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
-from app.core.deps import SessionDep, SettingsDep, is_organiser
+from app.core.deps import SessionDep, SettingsDep, database_slots, is_organiser
 from app.core.errors import AppError
 from app.core.types import Code, FormId, Note, PathId
-from app.events import repository as events_repo
 from app.events.deps import participant_by_token
 from app.events.models import Event, Participant
 from app.feed import service as feed_service
 from app.feed.schemas import ParticipantStateRead, StateTake
+from app.live import hub as live_hub
+from app.live import pages as live_pages
+from app.live import snapshots as live_snapshots
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.i18n import negotiate, translate
@@ -429,7 +432,9 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     usable = feed_service.by_strength(
         (c for c in state.combinations if c.id in usable_ids), event.hand_ranking
     )
-    names = {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+    # only the participants these views name, not the whole event (issue 18: a phone's
+    # data is a small query set of its own)
+    names = live_snapshots.names_in_views(session, event.id, views)
     for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
         current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)
         eligible = current.get("eligible") if current else None
@@ -440,7 +445,8 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         "usable": usable,
         "won": won,
         "names": names,
-        "version": ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views),
+        "version": live_snapshots.current_version(session, event.id),
+        "shape": ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views),
     }
 
 
@@ -457,18 +463,50 @@ def ceremony(request: Request, session: SessionDep) -> Response:
         "participant": participant,
         "notice": translate(lang, f"ceremony.{done}") if done else None,
         "error": translate(lang, f"error.{error}") if error else None,
+        "live_text": live_pages.closed_auction_texts(lang),
         **ceremony_context(session, participant),
     }
     return render(request, "participant/ceremony.html", context)
 
 
 @router.get("/me/ceremony.json")
-def ceremony_live(request: Request, session: SessionDep) -> dict[str, Any]:
-    """`version` changes when an auction opens or closes (the page then reloads)."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return {"version": "signed-out"}
-    return {"version": ceremony_context(session, participant)["version"]}
+async def ceremony_live(
+    request: Request,
+    since: Annotated[int | None, Query(ge=0)] = None,
+    event: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+) -> dict[str, Any]:
+    """The fallback poll of the ceremony page (when the live stream is unavailable).
+
+    `version`: the event's live version. With `event` and `since` (the page sends both) it
+    comes from this process's live hub, kept current by the database's notifications (no
+    query: cheaper than `/healthz`, whatever the event's size); when it equals `since` that
+    is the whole answer. Otherwise the participant's row and the version are read in one
+    query, plus `shape` (`"place:status:round;…"`, one query on the auction rows): the page
+    re-fetches itself when the shape changed. The version is public (the live stream)."""
+    cookie = sessions.participant_cookie(request)
+    if cookie is None:
+        return {"version": 0, "signed_out": True}
+    if since is not None and event is not None:  # the page's poll: no query while unchanged
+        cached = await live_hub.cached_version(request.app, event)
+        if cached == since:
+            return {"version": since}
+    async with database_slots(request.app):
+        return await anyio.to_thread.run_sync(ceremony_poll, request, cookie, since)
+
+
+def ceremony_poll(request: Request, cookie: tuple[int, str], since: int | None) -> dict[str, Any]:
+    """The fallback poll from the database (see `ceremony_live`)."""
+    with request.app.state.engine.connect() as connection:
+        found = live_snapshots.participant_version(connection, cookie[0])
+    if not found or not found[1].startswith(cookie[1] or "-"):
+        return {"version": 0, "signed_out": True}
+    event_id, _, version = found
+    if since is not None and since == version:
+        return {"version": version}
+    with request.app.state.sessionmaker() as session:
+        event = session.get(Event, event_id)
+        assert event is not None
+        return {"version": version, "shape": live_snapshots.shape(session, event)}
 
 
 @router.post("/me/ceremony/{place}/bid")

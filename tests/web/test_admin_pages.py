@@ -228,7 +228,12 @@ def test_ceremony_open_bid_count_and_close(client: TestClient, event_with_play, 
     live = client.get(f"/admin/events/{event_id}/ceremony.json").json()
     assert live["bids_3"] == 0 and "3:open" in live["version"]
     projector_live = client.get(f"/admin/events/{event_id}/projector/3/live.json").json()
-    assert projector_live == {"version": "3:open:1", "bids": 0}
+    assert projector_live == {
+        "version": "3:open:1",
+        "bids": 0,
+        "bids_3": 0,
+        "shape": "3:open:1;2:pending:None;1:pending:None",
+    }
 
     response = client.post(
         f"/admin/events/{event_id}/auctions/3/close", data={"csrf_token": token},

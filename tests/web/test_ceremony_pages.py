@@ -49,12 +49,22 @@ def test_bid_from_the_phone_sealed_until_the_close(
     phone.get(f"/p/{anna.access_token}")
     page = phone.get("/me/ceremony")
     assert "Аукционы ещё не начались" in page.text
-    assert (
-        phone.get("/me/ceremony.json").json()["version"]
-        == "3:pending:None;2:pending:None;1:pending:None"
-    )
+    # The fallback poll: the live version (nothing changed yet) and the auctions' shape.
+    assert phone.get("/me/ceremony.json").json() == {
+        "version": 0,
+        "shape": "3:pending:None;2:pending:None;1:pending:None",
+    }
+    assert phone.get("/me/ceremony.json?since=0").json() == {"version": 0}
+    assert phone.get(f"/me/ceremony.json?since=0&event={event.id}").json() == {"version": 0}
 
     assert client.post(f"/api/v1/events/{event.id}/auctions/3/open", headers=admin).is_success
+    # The poll now says what changed: version 1 (the opening), place 3 open in round 1.
+    for url in ("/me/ceremony.json?since=0", f"/me/ceremony.json?since=0&event={event.id}"):
+        assert phone.get(url).json() == {
+            "version": 1,
+            "shape": "3:open:1;2:pending:None;1:pending:None",
+        }
+    assert phone.get(f"/me/ceremony.json?since=1&event={event.id}").json() == {"version": 1}
     page = phone.get("/me/ceremony")
     token = csrf_of(page.text)
     combination_id = re.search(r'name="combination_id" value="(\d+)"', page.text).group(1)

@@ -1,0 +1,256 @@
+"""One hub per process (per event loop): re-reads an event's changes once, fans them out.
+
+A stream subscribes to its event's channel and receives pre-encoded SSE messages from a
+queue. Whatever wakes the hub (a commit in this process, a PostgreSQL notification from
+another, the 15 s safety check) only says "version N exists": the hub reads every topic
+changed since the version it last read from the database, once per process, however many
+phones listen. Lost or duplicated wake-ups cost nothing. The hub's memory is a cache of
+the database (another process rebuilds its own), not state another process needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import weakref
+from typing import Any
+
+import anyio
+from sse_starlette.event import ServerSentEvent
+
+from app.core.deps import database_slots
+from app.live import snapshots
+
+log = logging.getLogger(__name__)
+
+SAFETY_CHECK_SECONDS = 15.0
+# After a re-read, changes within this many seconds wait for the next one: a burst of bids
+# becomes one read and one message per second per process (the first change after a quiet
+# second, such as a close, goes out at once).
+MIN_REFRESH_INTERVAL = 1.0
+
+_hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
+
+
+# (version, topic key "auction:3", encoded message, shape "closed:1": what a page compares,
+# the compact encoding for phones)
+Item = tuple[int, str, bytes, str, bytes]
+
+
+def shape_of(kind: str, data: dict[str, Any]) -> str:
+    """What changes a page's layout: an auction's status and round (not its bid count),
+    the event's status and window."""
+    if kind == "auction":
+        return f"{data['status']}:{data['round']}"
+    return f"{data['status']}|{data['opens_at']}|{data['closes_at']}"
+
+
+def encode(version: int, kind: str, data: dict[str, Any]) -> bytes:
+    """One SSE message: `event: <kind>`, `id: <version>`, `data: <JSON>` (UTF-8)."""
+    body = json.dumps(
+        {**data, "version": version}, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return ServerSentEvent(data=body, event=kind, id=str(version)).encode()
+
+
+def compact(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The phone's form of a message (`?counts=false`): each revealed bid as the phone
+    page shows it (participant, round, rank, cards, category), without its receipt,
+    nonce, ids and descriptions. A close with 600 bids: about a quarter of the bytes,
+    which is what bounds the time until 2,000 phones have the result."""
+    if kind != "auction":
+        return data
+    rounds = []
+    for rnd in data["view"].get("rounds", []):
+        bids = rnd.get("bids")
+        if bids is not None:
+            bids = [
+                {
+                    "participant": b["participant"],
+                    "round": b.get("round"),
+                    "rank": b.get("rank"),
+                    "combination": {
+                        "cards": b["combination"]["cards"],
+                        "category": b["combination"]["category"],
+                    },
+                }
+                for b in bids
+            ]
+            rnd = {**rnd, "bids": bids}
+        rounds.append(rnd)
+    return {**data, "view": {**data["view"], "rounds": rounds}, "compact": True}
+
+
+class Channel:
+    """The live state of one event as this process last read it."""
+
+    def __init__(self, event_id: int) -> None:
+        self.event_id = event_id
+        self.version = -1  # not read yet
+        self.latest: dict[tuple[str, int], tuple[int, bytes, str, bytes]] = {}
+        self.subscribers: set[asyncio.Queue[Item]] = set()
+        self.loading: asyncio.Lock = asyncio.Lock()
+        self.refreshing = False
+        self.again = False
+
+    def since(self, after: int | None) -> list[Item]:
+        """Cached messages of the topics changed after version `after` (all when None),
+        oldest change first."""
+        items = [
+            (version, f"{kind}:{place}", message, shape, short)
+            for (kind, place), (version, message, shape, short) in self.latest.items()
+            if after is None or version > after
+        ]
+        return sorted(items)
+
+
+class Hub:
+    """The live channels of one process and event loop."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.loop = asyncio.get_running_loop()
+        self.channels: dict[int, Channel] = {}
+        self._safety = self.loop.create_task(self._safety_checks())
+        _hubs.add(self)
+
+    async def read(self, fn: Any, *args: Any) -> Any:
+        """Run `fn(session, *args)` in a worker thread inside the database gate."""
+
+        def call() -> Any:
+            with self.app.state.sessionmaker() as session:
+                return fn(session, *args)
+
+        async with database_slots(self.app):
+            return await anyio.to_thread.run_sync(call)
+
+    async def channel(self, event_id: int) -> Channel:
+        """The event's channel, read from the database on first use.
+
+        Raises LookupError when the event does not exist."""
+        channel = self.channels.get(event_id)
+        if channel is None:
+            channel = self.channels.setdefault(event_id, Channel(event_id))
+        async with channel.loading:
+            if channel.version < 0:
+                try:
+                    version, changes = await self.read(snapshots.read_changes, event_id, None)
+                except LookupError:
+                    self.channels.pop(event_id, None)
+                    raise
+                self._store(channel, changes)
+                channel.version = version
+        return channel
+
+    def _store(self, channel: Channel, changes: list[tuple[int, str, dict[str, Any]]]) -> list:
+        out = []
+        for version, kind, data in changes:
+            key = (kind, int(data.get("place") or 0))
+            message = encode(version, kind, data)
+            short = encode(version, kind, compact(kind, data)) if kind == "auction" else message
+            channel.latest[key] = (version, message, shape_of(kind, data), short)
+            out.append((version, f"{kind}:{key[1]}", message, shape_of(kind, data), short))
+        return out
+
+    def subscribe(self, channel: Channel) -> asyncio.Queue[Item]:
+        queue: asyncio.Queue[Item] = asyncio.Queue()
+        channel.subscribers.add(queue)
+        return queue
+
+    def unsubscribe(self, channel: Channel, queue: asyncio.Queue) -> None:
+        channel.subscribers.discard(queue)
+
+    def wake(self, event_id: int, version: int | None = None) -> None:
+        """Something changed (version `version`, or unknown): re-read when it is news."""
+        channel = self.channels.get(event_id)
+        if channel is None or channel.version < 0:
+            return
+        if version is not None and version <= channel.version:
+            return
+        if channel.refreshing:
+            channel.again = True
+            return
+        channel.refreshing = True
+        self.loop.create_task(self._refresh(channel))
+
+    async def _refresh(self, channel: Channel) -> None:
+        try:
+            while True:
+                channel.again = False
+                try:
+                    version, changes = await self.read(
+                        snapshots.read_changes, channel.event_id, channel.version
+                    )
+                except Exception:  # the database is away: the safety check retries
+                    log.warning("live: re-reading event %s failed", channel.event_id, exc_info=True)
+                    return
+                if version > channel.version:
+                    for item in self._store(channel, changes):
+                        for queue in channel.subscribers:
+                            queue.put_nowait(item)
+                    channel.version = version
+                if not channel.again:
+                    return
+                await asyncio.sleep(MIN_REFRESH_INTERVAL)
+        finally:
+            channel.refreshing = False
+
+    def wake_all(self) -> None:
+        """Re-read every channel (after a lost PostgreSQL connection)."""
+        for event_id in list(self.channels):
+            self.wake(event_id)
+
+    async def _safety_checks(self) -> None:
+        """Every 15 s, one version read per event this process serves (not per stream or
+        poll): covers a lost notification. Costs nothing per phone."""
+        while True:
+            await asyncio.sleep(SAFETY_CHECK_SECONDS)
+            watched = [c for c in self.channels.values() if c.version >= 0]
+            if not watched:
+                continue
+            try:
+                versions = await self.read(_versions, [c.event_id for c in watched])
+            except Exception:
+                log.warning("live: safety check failed", exc_info=True)
+                continue
+            for channel in watched:
+                self.wake(channel.event_id, versions.get(channel.event_id, 0))
+
+
+def _versions(session: Any, event_ids: list[int]) -> dict[int, int]:
+    return {e: snapshots.current_version(session, e) for e in event_ids}
+
+
+def hub_for(app: Any) -> Hub:
+    """This event loop's hub of `app` (created, with its PostgreSQL listener, on first use)."""
+    loop = asyncio.get_running_loop()
+    hubs = getattr(app.state, "live_hubs", None)
+    if hubs is None:
+        hubs = app.state.live_hubs = weakref.WeakKeyDictionary()
+    hub = hubs.get(loop)
+    if hub is None:
+        hub = hubs[loop] = Hub(app)
+        if not app.state.settings.is_sqlite:
+            from app.live.listener import start_listener
+
+            start_listener(app, hub)
+    return hub
+
+
+async def cached_version(app: Any, event_id: int) -> int | None:
+    """The event's live version as this process's hub knows it (read from the database
+    once, then kept current by notifications); None for an unknown event."""
+    try:
+        return (await hub_for(app).channel(event_id)).version
+    except LookupError:
+        return None
+
+
+def wake_local(event_id: int, version: int) -> None:
+    """Called after a commit in this process (any thread): wake this process's hubs."""
+    for hub in list(_hubs):
+        try:
+            hub.loop.call_soon_threadsafe(hub.wake, event_id, version)
+        except RuntimeError:  # that loop is closed
+            _hubs.discard(hub)

@@ -1,0 +1,178 @@
+"""What the live channel says, read from the database (sync; run in a worker thread).
+
+Every message carries only what the public pages show (RULES.md I-7: a sealed bid's
+combination never leaves the server before its round closes): the auction as
+`auction_service.auction_view` shows it to the public, the names of the participants
+that view names, and the event's status and course window. The organiser's `feed`
+counters are read only for organiser streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, select
+from sqlalchemy.orm import Session
+
+from app.auctions import rules as auction_rules
+from app.auctions import service as auction_service
+from app.events.models import Event, Participant
+from app.live.models import LiveChange, LiveVersion
+
+PUBLIC = auction_service.Caller(organiser=False)
+Topic = tuple[str, int]  # ("auction", place) | ("event", 0)
+
+
+def current_version(session: Session, event_id: int) -> int:
+    """The event's live version (0 before its first change): one primary-key read."""
+    return int(
+        session.scalar(select(LiveVersion.version).where(LiveVersion.event_id == event_id)) or 0
+    )
+
+
+def changed_topics(session: Session, event_id: int, after: int) -> dict[Topic, int]:
+    """Each topic changed after version `after`, with the version of its latest change."""
+    rows = session.execute(
+        select(LiveChange.topic, LiveChange.place, func.max(LiveChange.version))
+        .where(LiveChange.event_id == event_id, LiveChange.version > after)
+        .group_by(LiveChange.topic, LiveChange.place)
+    )
+    return {(topic, place): int(version) for topic, place, version in rows}
+
+
+def names_of(session: Session, event_id: int, external_ids: Iterable[str]) -> dict[str, str]:
+    """external id -> name for the given participants only (not the whole event)."""
+    ids = sorted(set(external_ids))
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Participant.external_id, Participant.name).where(
+            Participant.event_id == event_id, Participant.external_id.in_(ids)
+        )
+    )
+    return {external_id: name for external_id, name in rows}
+
+
+def named_in(view: dict[str, Any]) -> set[str]:
+    """The external ids an auction view names (revealed bidders, winner, tie-break list)."""
+    named = {b["participant"] for b in view.get("bids", [])}
+    for rnd in view.get("rounds", []):
+        named.update(rnd.get("eligible") or [])
+        named.update(b["participant"] for b in rnd.get("bids") or [])
+    if view.get("winner"):
+        named.add(view["winner"])
+    return named
+
+
+def auction_message(session: Session, event: Event, place: int) -> dict[str, Any]:
+    """`auction`: place, status, round, bid count and the public view (results after a
+    close) without its flattened `bids` (the same bids are in `rounds`)."""
+    view = auction_service.auction_view(session, event, place, PUBLIC)
+    # `bids` repeats every revealed bid of `rounds` (a close with 600 bids: half the bytes
+    # each phone receives); the stream sends each bid once, in its round.
+    view = {key: value for key, value in view.items() if key != "bids"}
+    return {
+        "place": place,
+        "status": view["status"],
+        "round": view["round"],
+        "bid_count": view["bid_count"],
+        "winner": view.get("winner"),
+        "view": view,
+        "names": names_of(session, event.id, named_in(view)),
+    }
+
+
+def event_message(event: Event) -> dict[str, Any]:
+    """`event`: status and course window (UTC ISO 8601)."""
+    return {
+        "status": event.status,
+        "opens_at": event.opens_at.isoformat(),
+        "closes_at": event.closes_at.isoformat(),
+    }
+
+
+def read_changes(
+    session: Session, event_id: int, after: int | None
+) -> tuple[int, list[tuple[int, str, dict[str, Any]]]]:
+    """The event's version now and `(version, kind, data)` of each topic changed after
+    `after` (every topic when `after` is None), oldest change first.
+
+    Raises LookupError when the event does not exist."""
+    event = session.get(Event, event_id)
+    if event is None:
+        raise LookupError(event_id)
+    version = current_version(session, event_id)
+    changed = changed_topics(session, event_id, after or 0)
+    if after is None:
+        for place in auction_rules.ceremony_order(event.award_places):
+            changed.setdefault(("auction", place), 0)
+        changed.setdefault(("event", 0), 0)
+    out = []
+    for (topic, place), at in sorted(changed.items(), key=lambda item: (item[1], item[0])):
+        if topic == "auction":
+            if place not in auction_rules.ceremony_order(event.award_places):
+                continue
+            out.append((at, "auction", auction_message(session, event, place)))
+        else:
+            out.append((at, "event", event_message(event)))
+    return version, out
+
+
+def feed_counters(session: Session, event_id: int) -> dict[str, Any]:
+    """The dashboard's counters (organiser only), as the dashboard page shows them."""
+    from app.core.db import utcnow
+    from app.web.admin import dashboard_numbers  # the one place these counters are computed
+
+    event = session.get(Event, event_id)
+    assert event is not None
+    numbers = dashboard_numbers(session, event, utcnow())
+    numbers.pop("warnings")
+    return numbers
+
+
+def shape(session: Session, event: Event) -> str:
+    """`"place:status:round;…"` of the event's auctions in ceremony order, as the live
+    pages compare it with `auction` messages (`round` as the public view gives it: None
+    before the auction exists). One query on the auction table."""
+    from app.auctions.models import Auction
+
+    rows = {
+        place: (status, current_round)
+        for place, status, current_round in session.execute(
+            select(Auction.place, Auction.status, Auction.current_round).where(
+                Auction.event_id == event.id
+            )
+        )
+    }
+    parts = []
+    for place in auction_rules.ceremony_order(event.award_places):
+        status, current_round = rows.get(place, ("pending", None))
+        parts.append(f"{place}:{status}:{current_round}")
+    return ";".join(parts)
+
+
+def names_in_views(
+    session: Session, event_id: int, views: Iterable[dict[str, Any]]
+) -> dict[str, str]:
+    """external id -> name of the participants the given auction views name."""
+    named: set[str] = set()
+    for view in views:
+        named |= named_in(view)
+    return names_of(session, event_id, named)
+
+
+_PARTICIPANT_VERSION = (
+    select(Participant.event_id, Participant.access_token_hash, LiveVersion.version)
+    .outerjoin(LiveVersion, LiveVersion.event_id == Participant.event_id)
+    .where(Participant.id == bindparam("participant_id"))
+)
+
+
+def participant_version(connection: Connection, participant_id: int) -> tuple[int, str, int] | None:
+    """(event id, access token hash, live version) of a participant in one primary-key
+    query (the fallback poll's whole cost), or None when the participant is gone."""
+    row = connection.execute(_PARTICIPANT_VERSION, {"participant_id": participant_id}).first()
+    if row is None:
+        return None
+    return row[0], row[1], int(row[2] or 0)
