@@ -1,3 +1,7 @@
-"""Live channel tests reuse the browser tests' uvicorn fixture."""
+"""Live channel tests reuse the browser tests' uvicorn fixture (function-scoped).
 
-from tests.web.conftest import browser, desk, live_server, phone  # noqa: F401
+The browser tests of the live pages live in tests/web, beside the one session-scoped
+Chromium: importing `browser` here too would start a second Playwright in the same
+thread, which Playwright's sync API refuses for every later browser test."""
+
+from tests.web.conftest import live_server  # noqa: F401
