@@ -501,6 +501,73 @@ def best_hand(cards: Sequence[str], ranking: str = "seed") -> HandValue:
     return _value(best, ranking)
 
 
+@dataclass(frozen=True)
+class PartialValue:
+    """The best category 1 to 4 cards already make (see `partial_value`).
+
+    - `category`: `four_of_a_kind`, `three_of_a_kind`, `two_pair`, `one_pair` or
+      `high_card`;
+    - `ranks`: the ranks that name it (2..14): the group's rank, the two pairs' ranks
+      (higher first), or the high card's rank;
+    - `description` / `description_ru`: "three of a kind, queens" / "тройка дам" — the
+      evaluator's wording (`_describe`) without the kickers.
+    """
+
+    category: str
+    ranks: tuple[int, ...]
+    description: str
+    description_ru: str
+
+
+def _describe_partial(category: str, ranks: tuple[int, ...]) -> tuple[str, str]:
+    """English and Russian names of a partial hand: `_describe`'s wording, no kickers."""
+    top = ranks[0] - 2
+    if category == "four_of_a_kind":
+        return f"four of a kind, {_EN_PLURAL[top]}", f"каре {_RU_GEN_PLURAL[top]}"
+    if category == "three_of_a_kind":
+        return f"three of a kind, {_EN_PLURAL[top]}", f"тройка {_RU_GEN_PLURAL[top]}"
+    if category == "two_pair":
+        low = ranks[1] - 2
+        return (
+            f"two pair, {_EN_PLURAL[top]} and {_EN_PLURAL[low]}",
+            f"две пары, {_RU_PLURAL[top]} и {_RU_PLURAL[low]}",
+        )
+    if category == "one_pair":
+        return f"one pair, {_EN_PLURAL[top]}", f"пара {_RU_GEN_PLURAL[top]}"
+    return f"high card, {_EN[top]}", f"старшая карта, {_RU[top]}"
+
+
+_PARTIAL_CATEGORY = {4: "four_of_a_kind", 3: "three_of_a_kind", 2: "one_pair", 1: "high_card"}
+
+
+def partial_value(cards: Sequence[str]) -> PartialValue:
+    """The best poker category 1 to 4 cards (any notation of API.md) already make.
+
+    RULES.md §1.3 (categories; a full hand is 5 cards, valued by `evaluate`) and I-6
+    (jokers): each joker stands for a standard card not already held, so all jokers
+    join the largest group of a rank (the highest such rank); jokers alone become aces
+    (JK → high card, ace; JK JK → one pair, aces). With at most 4 cards only four of a
+    kind, three of a kind, two pair, one pair and high card are reachable, in the same
+    order in both presets (I-5), so no preset is needed. Kickers are not named.
+    Raises CardError (`invalid_card`, `duplicate_card`) and HandSizeError
+    (`invalid_hand_size`) unless 1 to 4 cards are given.
+    """
+    codes = parse_hand(cards)
+    if not 1 <= len(codes) <= 4:
+        raise HandSizeError(f"A partial hand is 1 to 4 cards; got {len(codes)}.")
+    jokers = sum(code in JOKERS for code in codes)
+    counts = Counter(RANKS.index(code[0]) + 2 for code in codes if code not in JOKERS)
+    # Groups by size, then rank, largest first; jokers alone stand for aces.
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True) or [(14, 0)]
+    (top, size), rest = groups[0], groups[1:]
+    size += jokers
+    if size == 2 and rest and rest[0][1] == 2:
+        category, ranks = "two_pair", (top, rest[0][0])
+    else:
+        category, ranks = _PARTIAL_CATEGORY[size], (top,)
+    return PartialValue(category, ranks, *_describe_partial(category, ranks))
+
+
 def compare(hands: Sequence[Sequence[str]], ranking: str = "seed") -> list[int]:
     """Indices (ascending) of the best hands among `hands`, each exactly 5 cards.
 
@@ -520,9 +587,11 @@ __all__ = [
     "CardError",
     "HandSizeError",
     "HandValue",
+    "PartialValue",
     "RankingError",
     "best_hand",
     "compare",
     "evaluate",
+    "partial_value",
     "score",
 ]

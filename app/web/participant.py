@@ -46,6 +46,7 @@ from app.feed.schemas import ParticipantStateRead, StateTake
 from app.live import hub as live_hub
 from app.live import pages as live_pages
 from app.live import snapshots as live_snapshots
+from app.poker.evaluator import partial_value
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.i18n import negotiate, translate
@@ -78,7 +79,7 @@ class GameView:
     missing: int
     known: set[str]
     state: ParticipantStateRead = field(repr=False)
-    value: tuple[str, str] | None = None  # a full hand's value (English, Russian)
+    value: tuple[str, str] | None = None  # the hand's value (English, Russian), 1 to 5 cards
 
     def value_in(self, lang: str) -> str | None:
         """The hand's value in the page language ("three of a kind, queens, …")."""
@@ -134,11 +135,6 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
         }
         for take in reversed(state.takes)
     ]
-    value = (
-        feed_service.describe(state.hand, event.hand_ranking)
-        if len(state.hand) == HAND_SIZE
-        else None
-    )
     return GameView(
         deal=state.deal,
         round=state.round,
@@ -151,8 +147,20 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
         missing=missing,
         known=known,
         state=state,
-        value=value,
+        value=hand_value(state.hand, event.hand_ranking),
     )
+
+
+def hand_value(hand: list[str], ranking: str) -> tuple[str, str] | None:
+    """(English, Russian) value of the hand: a full hand's evaluation (RULES.md §1.3), or
+    for 1 to 4 cards the best category they already make (`partial_value`, jokers per
+    I-6); None for an empty hand."""
+    if len(hand) == HAND_SIZE:
+        return feed_service.describe(hand, ranking)
+    if not hand:
+        return None
+    partial = partial_value(hand)
+    return partial.description, partial.description_ru
 
 
 def signed_in_participant(request: Request, session: SessionDep) -> Participant | None:

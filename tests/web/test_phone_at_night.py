@@ -48,6 +48,25 @@ def hand_slots(html: str) -> list[tuple[str, str]]:
     )
 
 
+def test_a_three_card_hand_shows_the_category_it_already_makes(
+    client: TestClient, session: Session
+):
+    """Q♥ 7♠ + joker: the joker is the second queen (RULES.md I-6): one pair, queens —
+    on the take result page and on `/me`, in Russian and in English."""
+    event = make_event(session)
+    anna = make_participant(session, event, "32", name="Анна")
+    session.commit()
+    signed_in(client, anna.access_token)
+    assert "Значение руки" not in client.get("/me").text  # an empty hand has no value
+    assert "Значение руки: старшая карта, дама</p>" in scan(client, event, "QH")
+    scan(client, event, "7S")
+    result = scan(client, event, "JK1")
+    assert "Значение руки: пара дам</p>" in result
+    assert "Значение руки: пара дам</p>" in client.get("/me").text
+    client.get("/lang/en?next=/me")
+    assert "Hand value: one pair, queens</p>" in client.get("/me").text
+
+
 def test_the_hand_shows_codes_under_cards_its_value_and_the_discards_left(
     client: TestClient, session: Session
 ):
@@ -58,7 +77,8 @@ def test_the_hand_shows_codes_under_cards_its_value_and_the_discards_left(
     for card in ("QH", "QD", "QC", "7S"):
         scan(client, event, card)
     four = client.get("/me").text
-    assert "Значение руки" not in four  # a value is given for a full hand only
+    # Four cards: the category they already make, no kickers (RULES.md §1.3).
+    assert "Значение руки: тройка дам</p>" in four
     assert "Сбросов осталось: 2 из 2" in four
 
     page = scan(client, event, "2H")
