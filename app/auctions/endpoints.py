@@ -70,7 +70,7 @@ def get_results(event: EventDep, session: SessionDep) -> dict:
 def get_results_csv(event: EventDep, session: SessionDep) -> Response:
     """The results as CSV (one row per revealed bid, plus unawarded/pending places)."""
     return Response(
-        service.results_csv(session, event, log_head=log_chain.head(session, event)["head"]),
+        service.results_csv(session, event, log_head=log_chain.shown_head(session, event)["head"]),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event.id}-results.csv"'},
     )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     CheckConstraint,
     ForeignKey,
@@ -43,6 +45,11 @@ class Event(Base):
     # feed_frozen). On the event row itself, so that a delivery waiting on the row lock
     # of an opening auction reads it fresh once that lock is released.
     feed_frozen_at: Mapped[datetime | None]
+    # The event head over the take and bid logs, fixed when the last auction closed and
+    # the event became `finished` (app.flows.log_chain.fix_head): `{"head", "takes",
+    # "bids", "at"}` (`at` ISO 8601 UTC). None before the finish and after an undone close.
+    # Kept here so that the phone's results page reads it with the event row.
+    final_log_head: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -466,6 +466,13 @@ def _differences(session: Session, event: Event, expected: dict[str, Any], ids: 
             f"{report['bids']} bid rows, archived {log['head']} over {log['takes']} and "
             f"{log['bids']}"
         )
+    fixed = event.final_log_head  # the head fixed at the finish, as archived (or None)
+    if fixed is not None and (
+        not isinstance(fixed, dict)
+        or (fixed.get("head"), fixed.get("takes"), fixed.get("bids")) != recomputed
+    ):
+        shown = fixed.get("head") if isinstance(fixed, dict) else fixed
+        differences.append(f"fixed head: recomputed {report['head']}, archived {shown}")
     replayed = expected_state(session, event)
     take_of = old["take"]
     for state in replayed["states"].values():  # combination ids are save take ids

@@ -75,6 +75,35 @@ def head(session: Session, event: Event, *, now: datetime | None = None) -> dict
     return {"head": heads.head, "takes": heads.takes, "bids": heads.bids, "at": now or utcnow()}
 
 
+def fix_head(session: Session, event: Event, *, now: datetime | None = None) -> dict[str, Any]:
+    """Store the event head on the event row (`event.final_log_head`) and return it: called
+    when the last auction closed and the event became `finished`, when the feed is frozen
+    and no bid can change any more (RULES.md: the ceremony's combinations must not change).
+    Shape as `head`, with `at` as an ISO 8601 UTC string (a JSON column)."""
+    value = head(session, event, now=now)
+    event.final_log_head = {**value, "at": value["at"].isoformat()}
+    session.flush()
+    return event.final_log_head
+
+
+def unfix_head(session: Session, event: Event) -> None:
+    """Clear the stored head: an undone last close makes the event `ceremony` again."""
+    event.final_log_head = None
+    session.flush()
+
+
+def final_head(event: Event) -> dict[str, Any] | None:
+    """The head fixed at the finish (`fix_head`), or None while the event is not `finished`.
+    Reads the event row only: its cost does not grow with the number of participants."""
+    return event.final_log_head if event.status == "finished" else None
+
+
+def shown_head(session: Session, event: Event) -> dict[str, Any]:
+    """The head a page or a file prints: the one fixed at the finish when there is one,
+    otherwise `head` read now (before the finish, or an event finished before the column)."""
+    return final_head(event) or head(session, event)
+
+
 # -- recomputing every chain -------------------------------------------------------------------
 
 

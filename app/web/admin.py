@@ -434,7 +434,7 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
         **admin_ceremony.ceremony_context(
             session, event, views, request.query_params.get("participant")
         ),
-        "log_head": log_chain.head(session, event),
+        "log_head": log_chain.shown_head(session, event),
         **flash(request),
     }
     return render(request, "admin/ceremony.html", context)
@@ -535,7 +535,7 @@ def projector(
         "version": ceremony_version([view]),
         "outcome_step": bid_total + 1,
         "podium_step": bid_total + 2,
-        "log_head": log_chain.head(session, event),
+        "log_head": log_chain.shown_head(session, event),
         "live_version": live_snapshots.current_version(session, event.id),
         "shape": live_snapshots.shape(session, event),
     }

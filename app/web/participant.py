@@ -43,6 +43,7 @@ from app.events.deps import participant_by_token
 from app.events.models import Event, Participant
 from app.feed import service as feed_service
 from app.feed.schemas import ParticipantStateRead, StateTake
+from app.flows import log_chain
 from app.live import hub as live_hub
 from app.live import pages as live_pages
 from app.live import snapshots as live_snapshots
@@ -453,6 +454,8 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         "usable": usable,
         "won": won,
         "names": names,
+        # the head fixed at the finish, read from the event row (no per-participant query)
+        "log_head": log_chain.final_head(event),
         "version": live_snapshots.current_version(session, event.id),
         "shape": ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views),
     }

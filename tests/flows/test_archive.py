@@ -115,6 +115,14 @@ def test_simulated_event_moves_between_sqlite_and_postgresql(
             )
             with Session(pg) as session:
                 assert session.scalar(select(func.count()).select_from(Event)) == 0
+            # The head fixed at the finish travels with the event row, checked on import.
+            fixed = original["event"]["final_log_head"]
+            assert fixed["head"] == original["expected"]["log"]["head"]
+            forged = copy.deepcopy(original)
+            forged["event"]["final_log_head"]["head"] = "0" * 64
+            assert restore(server, forged, 422)["differences"] == [
+                f"fixed head: recomputed {fixed['head']}, archived {'0' * 64}"
+            ]
 
             moved = restore(server, original)
             assert moved["head"] == original["expected"]["log"]["head"]
@@ -124,6 +132,7 @@ def test_simulated_event_moves_between_sqlite_and_postgresql(
             )
             on_server = export(server, moved["event_id"])
         same_event(original, on_server)
+        assert on_server["event"]["final_log_head"] == fixed
 
         with client_on(back) as laptop:
             home = restore(laptop, on_server)

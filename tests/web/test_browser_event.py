@@ -255,12 +255,19 @@ def test_an_event_from_the_pages_on_an_empty_database(live_server, desk, browser
         names = " ".join(word for word in podium.split() if not word.isdigit())
         assert names == "Команда «Лось» Борис Иванов Анна Петрова"  # 2nd, 1st, 3rd
         screenshot(page, "event-projector-podium-1280")
+        fixed = page.inner_text(".log-head code")  # the head fixed at the finish
+        assert len(fixed) == 64
         page.goto(f"{event_path}/ceremony")
         check_page(page, "event-ceremony-finished")
         page.goto(f"{event_path}/settings")
         check_page(page, "event-settings")
+        # Boris's phone stayed on the page since his bid: the head arrives live, then on load.
+        head_shown = "(document.querySelector('.log-head code') || {}).textContent"
+        wait_until(phones["12"], f"{head_shown} === '{fixed}'")
         phones["12"].goto(f"{url}/me/ceremony")
         assert "Победитель: Борис Иванов" in phones["12"].inner_text("main")
+        assert phones["12"].inner_text(".log-head code") == fixed  # the same head, on the phone
+        assert phones["12"].evaluate("document.documentElement.scrollWidth") <= 360
         screenshot(phones["12"], "event-phone-ceremony-360")
     finally:
         for phone in phones.values():
