@@ -37,6 +37,9 @@ def test_database_url() -> str | None:
     return Settings(database_url=url).database_url if url else None
 
 
+test_database_url.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
 def alembic_config(connection=None) -> Config:
     """Alembic config for the repository's migrations, optionally on a given connection."""
     config = Config(str(ROOT / "alembic.ini"))
