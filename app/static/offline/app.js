@@ -182,10 +182,16 @@
   }
 
   // --- rendering (the classes of app.css, as the server's pages) ------------------------
-  function chip(card, discardCode, small) {
+  function chip(card, small) {
     return el("li", { class: "playing-card " + colour(card) + (small ? " small" : "") },
-      el("span", { text: cardText(card) }),
-      discardCode ? el("span", { class: "dc", "aria-label": t("game.discard_code") + " " + discardCode, text: discardCode }) : null);
+      el("span", { text: cardText(card) }));
+  }
+  // A hand card with its discard code under it, as the server's hand panel draws it
+  // (participant/_cards.html `hand_card`: one row of five at 360 px, 16 px codes).
+  function handSlot(card, discardCode) {
+    return el("li", { class: "hand-slot" },
+      el("span", { class: "playing-card " + colour(card), text: cardText(card) }),
+      discardCode ? el("span", { class: "dc mono", "aria-label": t("game.discard_code") + " " + discardCode, text: discardCode }) : null);
   }
   function nextStep(m) {
     var text = m.next === "collect" ? t("next.collect", { count: m.missing })
@@ -196,8 +202,8 @@
   function handPanel(m) {
     var s = m.state, list = null;
     if (s.hand.length) {
-      list = el("ul", { class: "cards", id: "hand" });
-      s.hand.forEach(function (card) { list.appendChild(chip(card, m.discardOf[card])); });
+      list = el("ul", { class: "cards hand", id: "hand" });
+      s.hand.forEach(function (card) { list.appendChild(handSlot(card, m.discardOf[card])); });
     }
     return el("section", { class: "panel", "aria-labelledby": "hand-title" },
       el("p", { class: "status-line", id: "deal-round", text: t("game.deal_round", { deal: s.deal, round: s.round }) }),
@@ -344,7 +350,7 @@
     if (!m.state.combinations.length) combos.appendChild(el("p", { text: t("game.no_combinations") }));
     m.state.combinations.forEach(function (c) {
       var cards = el("ul", { class: "cards" });
-      c.cards.forEach(function (card) { cards.appendChild(chip(card, null, true)); });
+      c.cards.forEach(function (card) { cards.appendChild(chip(card, true)); });
       combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) })));
     });
     show([el("h1", { text: t("game.title") }),
