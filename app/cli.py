@@ -7,11 +7,14 @@ import argparse
 import os
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from app.core.config import Settings, get_settings
 from app.core.text import counted
+
+T = TypeVar("T")
 
 
 def admin_token_path(settings: Settings) -> Path:
@@ -267,6 +270,24 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_event(event_id: int, read: Callable[[Any, Any], T]) -> T | None:
+    """`read(session, event)` in one transaction on the configured database; None (with
+    a message on stderr) when event `event_id` does not exist."""
+    from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events.models import Event
+
+    engine = make_engine(get_settings())
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            event = session.get(Event, event_id)
+            if event is None:
+                print(f"event {event_id} does not exist", file=sys.stderr)
+                return None
+            return read(session, event)
+    finally:
+        engine.dispose()
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Recompute every hash chain of an event's take and bid logs (app.flows.log_chain).
 
@@ -274,20 +295,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     status 0 when every chain matches, 2 when one does not, 1 when the event does
     not exist.
     """
-    from app.core.db import make_engine, make_sessionmaker, transaction
-    from app.events.models import Event
     from app.flows import log_chain
 
-    engine = make_engine(get_settings())
-    try:
-        with transaction(make_sessionmaker(engine)) as session:
-            event = session.get(Event, args.event)
-            if event is None:
-                print(f"event {args.event} does not exist", file=sys.stderr)
-                return 1
-            report = log_chain.verify(session, event)
-    finally:
-        engine.dispose()
+    report = _with_event(args.event, log_chain.verify)
+    if report is None:
+        return 1
     print(
         f"event {args.event}: head {report['head']} over {counted(report['takes'], 'take row')}"
         f" and {counted(report['bids'], 'bid row')} in {counted(report['chains'], 'chain')}"
@@ -308,20 +320,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     the event does not exist."""
     import json
 
-    from app.core.db import make_engine, make_sessionmaker, transaction
-    from app.events.models import Event
     from app.flows import archive
 
-    engine = make_engine(get_settings())
-    try:
-        with transaction(make_sessionmaker(engine)) as session:
-            event = session.get(Event, args.event)
-            if event is None:
-                print(f"event {args.event} does not exist", file=sys.stderr)
-                return 1
-            document = archive.export_event(session, event)
-    finally:
-        engine.dispose()
+    document = _with_event(args.event, archive.export_event)
+    if document is None:
+        return 1
     Path(args.out).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     log = document["expected"]["log"]
     print(
