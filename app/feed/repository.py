@@ -11,6 +11,7 @@ from sqlalchemy import RowMapping, Select, bindparam, delete, func, insert, sele
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.core import bulk
 from app.events.models import Checkpoint, Participant, SaveCode
 from app.feed.models import (
     Combination,
@@ -364,10 +365,12 @@ def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantSt
 
 def participants_with_takes(session: Session, event_id: int) -> list[tuple[int, str]]:
     """Rows `(id, external_id)` of the event's participants that have a take, by id."""
-    has_take = select(Take.participant_id).where(Take.event_id == event_id)
+    # Correlated on the participant only (its index on `take`): planned well even when
+    # the tables have no statistics yet (a bulk load in this transaction).
+    has_take = select(Take.id).where(Take.participant_id == Participant.id).exists()
     rows = session.execute(
         select(Participant.id, Participant.external_id)
-        .where(Participant.event_id == event_id, Participant.id.in_(has_take))
+        .where(Participant.event_id == event_id, has_take)
         .order_by(Participant.id)
     ).all()
     return [(row.id, row.external_id) for row in rows]
@@ -470,20 +473,14 @@ def insert_projection(
     states: list[dict[str, Any]],
     combinations: list[dict[str, Any]],
 ) -> None:
-    """Bulk-insert projection rows (one executemany per chunk of 5,000 rows).
-
-    `render_nulls`: None values are sent as NULL, so every row has the same
-    columns and the ORM does not split the batch into one INSERT per row.
-    """
+    """Bulk-insert projection rows (dicts keyed by column name, every row of a table with
+    the same keys): `app.core.bulk.insert_rows` (COPY on PostgreSQL, executemany else)."""
     for model, rows in (
         (TakeOutcome, outcomes),
         (ParticipantState, states),
         (Combination, combinations),
     ):
-        for start in range(0, len(rows), 5000):
-            session.execute(
-                insert(model).execution_options(render_nulls=True), rows[start : start + 5000]
-            )
+        bulk.insert_rows(session, model.__table__, rows)
 
 
 # -- device clocks ---------------------------------------------------------------------------

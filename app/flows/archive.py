@@ -24,12 +24,13 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from app.auctions import service as auction_service
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.core import bulk
 from app.core.audit import AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
@@ -248,21 +249,16 @@ def _insert(
     remap: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> None:
     """Insert archived rows with new ids (`remap` rewrites their references) and record
-    old id -> new id under the table's name."""
-    found: dict[int, int] = {}
-    for start in range(0, len(rows), 5000):
-        chunk = rows[start : start + 5000]
-        values = []
-        for row in chunk:
-            typed = _typed(table, remap(dict(row)))
-            typed.pop("id", None)
-            values.append(typed)
-        if not values:
-            continue
-        statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
-        new_ids = session.execute(statement, values).scalars().all()
-        found.update(zip((row["id"] for row in chunk), new_ids, strict=True))
-    ids.maps[table.name] = found
+    old id -> new id under the table's name. The ids are drawn first
+    (`app.core.bulk.allocate_ids`) so that the rows go in as one bulk load."""
+    new_ids = bulk.allocate_ids(session, table, len(rows))
+    values = []
+    for row, new_id in zip(rows, new_ids, strict=True):
+        typed = _typed(table, remap(dict(row)))
+        typed["id"] = new_id
+        values.append(typed)
+    bulk.insert_rows(session, table, values)
+    ids.maps[table.name] = {row["id"]: new_id for row, new_id in zip(rows, new_ids, strict=True)}
 
 
 def _invalid(detail: str) -> Unprocessable:
