@@ -5,7 +5,9 @@ and order of receipt shuffled), duplicates, discards (own, of cards not in hand,
 unknown CPs), saves (used codes, other participants' codes), hands full, takes outside
 the course window, codes typed as QR URLs or with dashes — go through both engines;
 every outcome and the final state must be equal (RULES.md §1.2, I-1 to I-4, I-6 for
-the category of a saved combination). The JavaScript runs under Node in one process.
+the category of a saved combination). The hand's value the phone shows (partial value of
+1–4 cards, full description of 5, en and ru) is compared with the evaluator's on random
+hands with jokers too. The JavaScript runs under Node, one process per test.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import pytest
 from app.feed import rules
 from app.feed.service import categoriser
 from app.poker.cards import DECK
+from app.poker.evaluator import CATEGORIES, evaluate, partial_value
+from app.web.participant import hand_value
 
 NODE = shutil.which("node") or "/usr/bin/node"
 RUNNER = Path(__file__).with_name("rules_runner.js")
@@ -87,10 +91,13 @@ def python_result(course: rules.Course, takes: list[rules.TakeIn]) -> dict:
     return {"state": data, "outcomes": [vars(o) for o in outcomes]}
 
 
-def run_js(cases: list[dict], hands: list[list[str]] | None = None) -> dict:
+def run_js(
+    cases: list[dict], hands: list[list[str]] | None = None, calls: list | None = None
+) -> dict:
+    """The runner's answer; `calls` are [function name, [arguments]] of rules.js."""
     done = subprocess.run(
         [NODE, str(RUNNER)],
-        input=json.dumps({"cases": cases, "hands": hands or []}),
+        input=json.dumps({"cases": cases, "hands": hands or [], "calls": calls or []}),
         capture_output=True,
         text=True,
         check=True,
@@ -155,14 +162,12 @@ def test_the_worked_example_of_the_seed(node):
     assert (combination["deal"], result["outcomes"][14]["round"]) == (1, 3)
 
 
-def test_categories_of_random_hands_with_jokers(node):
-    """RULES.md §1.3, I-6: the phone names a saved combination as the evaluator does —
-    random hands with 0, 1 and 2 jokers, and hands built to be five of a kind, flushes
-    and straights (rare at random)."""
-    rng = random.Random(6)
+def random_hands(rng: random.Random, count: int) -> list[list[str]]:
+    """5-card hands with 0, 1 and 2 jokers, and hands built to be five of a kind,
+    flushes and straights (rare at random)."""
     standard, jokers = list(DECK[:52]), list(DECK[52:])
     hands = []
-    for index in range(3000):
+    for index in range(count):
         wild = jokers[: index % 3]
         if index % 5 == 0:  # a rank repeated, so jokers can make five of a kind
             rank = rng.choice("23456789TJQKA")
@@ -177,7 +182,107 @@ def test_categories_of_random_hands_with_jokers(node):
         rest = [card for card in standard if card not in naturals]
         naturals += rng.sample(rest, 5 - len(wild) - len(naturals))
         hands.append(rng.sample(naturals + wild, 5))
+    return hands
+
+
+def random_partial_hands(rng: random.Random, count: int) -> list[list[str]]:
+    """1 to 4 cards with 0 to 2 jokers; every other hand from few ranks, so pairs, two
+    pairs, trips and quads (with and without jokers) come up often."""
+    hands = []
+    for index in range(count):
+        size = rng.randint(1, 4)
+        wild = list(DECK[52:][: rng.randint(0, min(2, size))])
+        ranks = rng.sample("23456789TJQKA", 2) if index % 2 else "23456789TJQKA"
+        pool = [card for card in DECK[:52] if card[0] in ranks]
+        hands.append(rng.sample(rng.sample(pool, size - len(wild)) + wild, size))
+    return hands
+
+
+def test_categories_of_random_hands_with_jokers(node):
+    """RULES.md §1.3, I-6: the phone names a saved combination as the evaluator does."""
+    hands = random_hands(random.Random(6), 3000)
     for ranking in ("seed", "classic"):
         expected = [categoriser(ranking)(hand) for hand in hands]
         assert run_js([], hands)["categories"] == expected
     assert len(set(expected)) == 11  # every category was reached
+
+
+def test_values_of_random_full_hands(node):
+    """RULES.md §1.3, I-5, I-6: the phone's `evaluate` gives the evaluator's category and
+    English and Russian description (ranks and kickers) of every hand, in both presets."""
+    hands = random_hands(random.Random(7), 3000)
+    actual = run_js([], calls=[["evaluate", [hand]] for hand in hands])["calls"]
+    for ranking in ("seed", "classic"):
+        expected = []
+        for hand in hands:
+            value = evaluate(hand, ranking)
+            expected.append(
+                {
+                    "category": value.category,
+                    "description": value.description,
+                    "description_ru": value.description_ru,
+                }
+            )
+        assert actual == expected
+    assert {value["category"] for value in actual} == set(CATEGORIES)
+
+
+def test_partial_values_of_random_hands(node):
+    """RULES.md §1.3, I-6: 1 to 4 cards get `partial_value`'s category and text."""
+    hands = random_partial_hands(random.Random(8), 3000)
+    actual = run_js([], calls=[["partialValue", [hand]] for hand in hands])["calls"]
+    expected = [
+        {"category": v.category, "description": v.description, "description_ru": v.description_ru}
+        for v in map(partial_value, hands)
+    ]
+    assert actual == expected
+    assert len({value["category"] for value in actual}) == 5  # every partial category
+
+
+def test_the_hand_value_is_the_server_pages_text(node):
+    """The phone's `handValue(hand, lang)` is app.web.participant.hand_value in the page
+    language: nothing for an empty hand, the partial value of 1–4 cards, the full
+    description of 5 (both presets give the same text)."""
+    rng = random.Random(9)
+    hands = [[], *random_partial_hands(rng, 300), *random_hands(rng, 300)]
+    calls = [["handValue", [hand, lang]] for hand in hands for lang in ("en", "ru")]
+    actual = run_js([], calls=calls)["calls"]
+    for ranking in ("seed", "classic"):
+        expected = []
+        for hand in hands:
+            value = hand_value(hand, ranking)
+            expected += [None, None] if value is None else list(value)
+        assert actual == expected
+
+
+@pytest.mark.parametrize(
+    ("hand", "english", "russian"),
+    [
+        (["QH", "QS", "JK1"], "three of a kind, queens", "тройка дам"),
+        (["JK1"], "high card, ace", "старшая карта, туз"),
+        (["JK1", "JK2"], "one pair, aces", "пара тузов"),
+        (["7C", "JK2", "7D", "QH"], "three of a kind, sevens", "тройка семёрок"),
+        (["KH", "KS", "3D", "3C"], "two pair, kings and threes", "две пары, короли и тройки"),
+        (["2S", "JK1", "JK2", "2D"], "four of a kind, twos", "каре двоек"),
+        (
+            ["QH", "QD", "QC", "KD", "5C"],
+            "three of a kind, queens, kickers king, five",
+            "тройка дам, кикеры король, пятёрка",
+        ),
+        (["QH", "QD", "QC", "QS", "JK1"], "five of a kind, queens", "покер дам"),
+        (["AS", "2H", "3D", "4C", "JK1"], "straight, five high", "стрит до пятёрки"),
+        (["AH", "KH", "QH", "JH", "JK2"], "royal flush", "флеш-рояль"),
+        (["9S", "7S", "JK1", "JK2", "5S"], "straight flush, nine high", "стрит-флеш до девятки"),
+        (
+            ["TD", "TC", "4H", "4S", "JK1"],
+            "full house, tens over fours",
+            "фулл-хаус, тройка десяток и пара четвёрок",
+        ),
+    ],
+)
+def test_hand_checked_values(node, hand, english, russian):
+    """Worked examples (RULES.md I-6: jokers wild, alone they are aces; no kickers under
+    5 cards); the Python evaluator agrees, so the table itself is checked too."""
+    (en, ru) = run_js([], calls=[["handValue", [hand, "en"]], ["handValue", [hand, "ru"]]])["calls"]
+    assert (en, ru) == (english, russian)
+    assert hand_value(hand, "seed") == (english, russian)

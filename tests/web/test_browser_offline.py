@@ -129,9 +129,18 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
         shown.append(("card", "counted", None))
         if number == 1:
             assert "нужно ещё 4" in page.inner_text("main")
+            assert page.locator("#hand-value").inner_text() == "Значение руки: старшая карта, дама"
             screenshot(page, "offline-360-card")
+        if number == 3:  # the server pages' partial value (no kickers), worked out offline
+            assert page.locator("#hand-value").inner_text() == "Значение руки: тройка дам"
     assert "Сдача 1, раунд 1" in page.inner_text("#deal-round")
     assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "10♠", "A♣"]
+    assert page.locator("#hand-value").inner_text() == (
+        "Значение руки: тройка дам, кикеры туз, десятка"
+    )
+    page.emulate_media(color_scheme="dark")
+    screenshot(page, "offline-360-hand-value-dark")
+    page.emulate_media(color_scheme="light")
 
     page.goto(f"{url}/t/{codes['KD'][0]}")  # a 6th card into the full hand
     page.wait_for_selector("#take-status")
@@ -174,6 +183,8 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     page.wait_for_selector("#take-status")
     assert page.locator("h1").inner_text() == "Комбинация сохранена"
     assert page.locator("#category").inner_text() == "сет (тройка)"  # three queens
+    assert "(тройка дам, кикеры король, пятёрка)" in page.inner_text("main")
+    assert page.locator("#hand-value").count() == 0  # an empty hand has no value
     assert page.locator("#take-status").get_attribute("data-pending") == "true"
     shown.append(("save", "counted", None))
     assert page.locator("#hand li").count() == 0
@@ -190,6 +201,9 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert page.locator("#take-status").get_attribute("data-pending") == "false"
     assert page.locator("#changes").count() == 0  # the server agreed on every outcome
     screenshot(page, "offline-360-synced")
+    page.goto(f"{url}/me/offline")  # the saved combination with its description
+    page.wait_for_selector(".combo")
+    assert "тройка дам, кикеры король, пятёрка" in page.inner_text(".combo")
 
     with Session(engine) as db:
         participant = db.get(Participant, anna.id)

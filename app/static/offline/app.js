@@ -200,7 +200,7 @@
     return text;
   }
   function handPanel(m) {
-    var s = m.state, list = null;
+    var s = m.state, list = null, value = R.handValue(s.hand, lang);
     if (s.hand.length) {
       list = el("ul", { class: "cards hand", id: "hand" });
       s.hand.forEach(function (card) { list.appendChild(handSlot(card, m.discardOf[card])); });
@@ -209,7 +209,13 @@
       el("p", { class: "status-line", id: "deal-round", text: t("game.deal_round", { deal: s.deal, round: s.round }) }),
       el("h2", { id: "hand-title", text: t("game.hand", { count: s.hand.length }) }),
       list || el("p", { text: t("game.hand_empty") }),
+      value ? el("p", { class: "hand-value", id: "hand-value", text: t("game.value", { value: value }) }) : null,
       el("p", { class: "next-step", text: nextStep(m) }));
+  }
+  /* A saved combination's description in the page language (as the server's pages). */
+  function described(cards) {
+    var v = R.evaluate(cards);
+    return lang === "ru" ? v.description_ru : v.description;
   }
   function syncPanel() {
     var count = ctx.queue.length;
@@ -254,7 +260,8 @@
       if (r.combination) {
         var cards = el("ul", { class: "cards", id: "combination" });
         r.combination.cards.forEach(function (c) { cards.appendChild(chip(c)); });
-        nodes.push(cards, el("p", { class: "status-line", id: "category", text: t("category." + r.combination.category) }));
+        nodes.push(cards, el("p", { class: "status-line" }, el("span", { id: "category", text: t("category." + r.combination.category) }),
+          " ", el("span", { class: "muted", text: "(" + described(r.combination.cards) + ")" })));
       }
     } else {
       nodes.push(el("h1", { text: t("take.not_counted") }),
@@ -351,7 +358,8 @@
     m.state.combinations.forEach(function (c) {
       var cards = el("ul", { class: "cards" });
       c.cards.forEach(function (card) { cards.appendChild(chip(card, true)); });
-      combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) })));
+      combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) }),
+        el("span", { class: "muted", text: described(c.cards) })));
     });
     show([el("h1", { text: t("game.title") }),
       el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),

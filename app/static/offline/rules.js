@@ -1,4 +1,6 @@
-/* The rogaine rules of RULES.md §1.1–1.2 on the phone: a port of app/feed/rules.py.
+/* The rogaine rules of RULES.md §1.1–1.2 on the phone: a port of app/feed/rules.py,
+ * and of the hand values of app/poker/evaluator.py (§1.3, I-5, I-6: `evaluate`,
+ * `partialValue`, `handValue`, the text the server's phone pages show).
  *
  * Pure: no DOM, no network, no clock. The same fold as the Python engine, so the
  * hand the phone shows offline is the one the server will compute; the
@@ -147,71 +149,164 @@
     return { state: state, outcomes: outcomes };
   }
 
-  // --- the category of a saved combination (RULES.md §1.3, I-6) -------------------------
-  var RANKS = "23456789TJQKA", SUITS = "SHDC";
-  var CATEGORIES = [ // highest first (preset `seed`; the best reachable one is the same
+  // --- hand values: a port of app/poker/evaluator.py (RULES.md §1.3, I-5, I-6) ---------
+  /* Ranks are 2..14 (ace 14); a value is [category, tie-break ranks] as the evaluator's
+   * value class. Which value a joker hand takes and its description are the same in both
+   * presets (I-5; see the evaluator's docstring), so no preset is needed here. */
+  var RANKS = "23456789TJQKA";
+  var CATEGORIES = [ // highest first in the `seed` preset
     "five_of_a_kind", "royal_flush", "four_of_a_kind", "straight_flush", "full_house",
     "flush", "straight", "three_of_a_kind", "two_pair", "one_pair", "high_card"
-  ]; // in `classic`, app/poker/evaluator.py)
+  ];
+  var EN = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+    "queen", "king", "ace"];
+  var EN_PLURAL = ["twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+    "tens", "jacks", "queens", "kings", "aces"];
+  var RU = ["двойка", "тройка", "четвёрка", "пятёрка", "шестёрка", "семёрка", "восьмёрка",
+    "девятка", "десятка", "валет", "дама", "король", "туз"];
+  var RU_GEN = ["двойки", "тройки", "четвёрки", "пятёрки", "шестёрки", "семёрки", "восьмёрки",
+    "девятки", "десятки", "валета", "дамы", "короля", "туза"];
+  var RU_PLURAL = ["двойки", "тройки", "четвёрки", "пятёрки", "шестёрки", "семёрки",
+    "восьмёрки", "девятки", "десятки", "валеты", "дамы", "короли", "тузы"];
+  var RU_GEN_PLURAL = ["двоек", "троек", "четвёрок", "пятёрок", "шестёрок", "семёрок",
+    "восьмёрок", "девяток", "десяток", "валетов", "дам", "королей", "тузов"];
 
-  function categoryOfNaturals(cards) {
-    var counts = {}, ranks = [], flush = true;
-    cards.forEach(function (card) {
-      var r = RANKS.indexOf(card[0]);
-      counts[r] = (counts[r] || 0) + 1;
-      ranks.push(r);
-      if (card[1] !== cards[0][1]) flush = false;
-    });
-    var shape = Object.keys(counts).map(function (k) { return counts[k]; })
-      .sort(function (a, b) { return b - a; });
-    var distinct = ranks.slice().sort(function (a, b) { return a - b; });
-    var straight = false, aceHigh = false;
-    if (shape.length === 5) {
-      if (distinct[4] - distinct[0] === 4) { straight = true; aceHigh = distinct[4] === 12; }
-      else if (distinct.join() === "0,1,2,3,12") straight = true; // the wheel, 5-high
-    }
-    if (straight && flush) return aceHigh ? "royal_flush" : "straight_flush";
-    if (shape[0] === 4) return "four_of_a_kind";
-    if (shape[0] === 3 && shape[1] === 2) return "full_house";
-    if (flush) return "flush";
-    if (straight) return "straight";
-    if (shape[0] === 3) return "three_of_a_kind";
-    if (shape[0] === 2 && shape[1] === 2) return "two_pair";
-    if (shape[0] === 2) return "one_pair";
-    return "high_card";
+  function isJoker(code) { return code.indexOf("JK") === 0; }
+  function rankOf(code) { return RANKS.indexOf(code[0]) + 2; }
+
+  /* Groups of equal ranks, largest first, then highest: [[rank, count], …]. */
+  function groups(ranks) {
+    var counts = {};
+    ranks.forEach(function (r) { counts[r] = (counts[r] || 0) + 1; });
+    return Object.keys(counts).map(function (r) { return [Number(r), counts[r]]; })
+      .sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; });
   }
 
-  /* The category of a 5-card hand (canonical codes `QH`, `TS`, `JK1`): jokers stand for
-   * the best standard card not already in the hand; five of a kind when the most common
-   * rank plus the jokers make 5 (I-6). */
+  /* evaluator._classify: the value of 5 standard ranks; ace low only in 5-4-3-2-A. */
+  function classifyRanks(ranks, flush) {
+    var g = groups(ranks), order = [], top = 0;
+    var shape = g.map(function (x) { return x[1]; }).join("");
+    g.forEach(function (x) { for (var i = 0; i < x[1]; i++) order.push(x[0]); });
+    if (shape === "11111") {
+      if (order[0] - order[4] === 4) top = order[0];
+      else if (order.join() === "14,5,4,3,2") top = 5; // the wheel
+    }
+    if (top && flush) return [top === 14 ? "royal_flush" : "straight_flush", [top]];
+    if (shape === "41") return ["four_of_a_kind", [order[0], order[4]]];
+    if (shape === "32") return ["full_house", [order[0], order[3]]];
+    if (flush) return ["flush", order];
+    if (top) return ["straight", [top]];
+    if (shape === "311") return ["three_of_a_kind", [order[0], order[3], order[4]]];
+    if (shape === "221") return ["two_pair", [order[0], order[2], order[4]]];
+    if (shape === "2111") return ["one_pair", [order[0]].concat(order.slice(2))];
+    return ["high_card", order];
+  }
+
+  /* Whether value `a` beats value `b` (the `seed` order; ties inside a category by rank). */
+  function beats(a, b) {
+    var d = CATEGORIES.indexOf(b[0]) - CATEGORIES.indexOf(a[0]);
+    for (var i = 0; !d && i < a[1].length; i++) d = a[1][i] - b[1][i];
+    return d > 0;
+  }
+
+  /* The value of 5 cards (canonical codes `QH`, `TS`, `JK1`). Jokers (I-6): five of a kind
+   * when the most common rank plus the jokers make 5; otherwise each joker stands for a
+   * standard card not in the hand (at most 4 of a rank; of the suit of the other cards
+   * when they share one) and the best value so reachable counts. */
+  function valueOf(cards) {
+    var naturals = cards.filter(function (c) { return !isJoker(c); });
+    var jokers = cards.length - naturals.length, ranks = naturals.map(rankOf);
+    var suited = naturals.every(function (c) { return c[1] === naturals[0][1]; });
+    if (!jokers) return classifyRanks(ranks, suited);
+    var most = groups(ranks)[0];
+    if (most[1] + jokers === 5) return ["five_of_a_kind", [most[0]]];
+    var best = null;
+    function consider(extra) {
+      var all = ranks.concat(extra), count = groups(all)[0][1];
+      if (count > 4) return;
+      var options = [classifyRanks(all, false)];
+      if (suited && count === 1) options.push(classifyRanks(all, true));
+      options.forEach(function (v) { if (!best || beats(v, best)) best = v; });
+    }
+    for (var r = 2; r <= 14; r++) {
+      if (jokers === 1) consider([r]);
+      else for (var q = r; q <= 14; q++) consider([r, q]);
+    }
+    return best;
+  }
+
+  function names(list, ranks) {
+    return ranks.map(function (r) { return list[r - 2]; }).join(", ");
+  }
+
+  /* evaluator._describe: [English, Russian] description of a value. */
+  function describe(category, t) {
+    var a = t[0] - 2, b = t[1] - 2;
+    switch (category) {
+      case "five_of_a_kind": return ["five of a kind, " + EN_PLURAL[a], "покер " + RU_GEN_PLURAL[a]];
+      case "royal_flush": return ["royal flush", "флеш-рояль"];
+      case "straight_flush": return ["straight flush, " + EN[a] + " high", "стрит-флеш до " + RU_GEN[a]];
+      case "four_of_a_kind": return ["four of a kind, " + EN_PLURAL[a] + ", " + EN[b] + " kicker",
+        "каре " + RU_GEN_PLURAL[a] + ", кикер " + RU[b]];
+      case "full_house": return ["full house, " + EN_PLURAL[a] + " over " + EN_PLURAL[b],
+        "фулл-хаус, тройка " + RU_GEN_PLURAL[a] + " и пара " + RU_GEN_PLURAL[b]];
+      case "flush": return ["flush, " + names(EN, t), "флеш, " + names(RU, t)];
+      case "straight": return ["straight, " + EN[a] + " high", "стрит до " + RU_GEN[a]];
+      case "three_of_a_kind": return ["three of a kind, " + EN_PLURAL[a] + ", kickers " + names(EN, t.slice(1)),
+        "тройка " + RU_GEN_PLURAL[a] + ", кикеры " + names(RU, t.slice(1))];
+      case "two_pair": return ["two pair, " + EN_PLURAL[a] + " and " + EN_PLURAL[b] + ", " + EN[t[2] - 2] + " kicker",
+        "две пары, " + RU_PLURAL[a] + " и " + RU_PLURAL[b] + ", кикер " + RU[t[2] - 2]];
+      case "one_pair": return ["one pair, " + EN_PLURAL[a] + ", kickers " + names(EN, t.slice(1)),
+        "пара " + RU_GEN_PLURAL[a] + ", кикеры " + names(RU, t.slice(1))];
+      default: return ["high card, " + names(EN, t), "старшая карта, " + names(RU, t)];
+    }
+  }
+
+  /* evaluator.evaluate, without the strength: {category, description, description_ru}. */
+  function evaluate(cards) {
+    var v = valueOf(cards), text = describe(v[0], v[1]);
+    return { category: v[0], description: text[0], description_ru: text[1] };
+  }
+
+  /* The category of a saved 5-card combination (the feed's `categoriser`). */
   function categorise(cards) {
-    var naturals = cards.filter(function (c) { return c.indexOf("JK") !== 0; });
-    var jokers = cards.length - naturals.length;
-    if (jokers === 0) return categoryOfNaturals(naturals);
-    var most = 0, counts = {};
-    naturals.forEach(function (c) { counts[c[0]] = (counts[c[0]] || 0) + 1; most = Math.max(most, counts[c[0]]); });
-    if (most + jokers === 5) return "five_of_a_kind";
-    var free = [];
-    for (var s = 0; s < 4; s++) for (var r = 0; r < 13; r++) {
-      var card = RANKS[r] + SUITS[s];
-      if (naturals.indexOf(card) < 0) free.push(card);
+    return valueOf(cards)[0];
+  }
+
+  var PARTIAL = { 4: "four_of_a_kind", 3: "three_of_a_kind", 2: "one_pair", 1: "high_card" };
+
+  /* evaluator.partial_value: the best category 1 to 4 cards already make, no kickers.
+   * All jokers join the largest group (the highest such rank); jokers alone are aces. */
+  function partialValue(cards) {
+    var naturals = cards.filter(function (c) { return !isJoker(c); });
+    var g = groups(naturals.map(rankOf)), top = g.length ? g[0] : [14, 0];
+    var size = top[1] + cards.length - naturals.length, a = top[0] - 2, en, ru;
+    if (size === 2 && g.length > 1 && g[1][1] === 2) {
+      var b = g[1][0] - 2;
+      return { category: "two_pair", description: "two pair, " + EN_PLURAL[a] + " and " + EN_PLURAL[b],
+        description_ru: "две пары, " + RU_PLURAL[a] + " и " + RU_PLURAL[b] };
     }
-    var best = CATEGORIES.length;
-    function consider(hand) {
-      var level = CATEGORIES.indexOf(categoryOfNaturals(hand));
-      if (level < best) best = level;
-    }
-    for (var i = 0; i < free.length; i++) {
-      if (jokers === 1) consider(naturals.concat([free[i]]));
-      else for (var j = i + 1; j < free.length; j++) consider(naturals.concat([free[i], free[j]]));
-    }
-    return CATEGORIES[best];
+    if (size === 4) { en = "four of a kind, " + EN_PLURAL[a]; ru = "каре " + RU_GEN_PLURAL[a]; }
+    else if (size === 3) { en = "three of a kind, " + EN_PLURAL[a]; ru = "тройка " + RU_GEN_PLURAL[a]; }
+    else if (size === 2) { en = "one pair, " + EN_PLURAL[a]; ru = "пара " + RU_GEN_PLURAL[a]; }
+    else { en = "high card, " + EN[a]; ru = "старшая карта, " + RU[a]; }
+    return { category: PARTIAL[size], description: en, description_ru: ru };
+  }
+
+  /* The hand's value as the server's phone pages show it (app.web.participant.hand_value):
+   * the full description of 5 cards, the partial value of 1 to 4, null for none;
+   * `lang` "ru" gives the Russian text, anything else the English. */
+  function handValue(hand, lang) {
+    if (!hand.length) return null;
+    var v = hand.length === HAND_SIZE ? evaluate(hand) : partialValue(hand);
+    return lang === "ru" ? v.description_ru : v.description;
   }
 
   var api = {
     HAND_SIZE: HAND_SIZE, MAX_DISCARD_STEPS: MAX_DISCARD_STEPS, normalizeCode: normalizeCode,
     initialState: initialState, classify: classify, applyTake: applyTake, replay: replay,
-    fieldOrder: fieldOrder, categorise: categorise
+    fieldOrder: fieldOrder, categorise: categorise, evaluate: evaluate,
+    partialValue: partialValue, handValue: handValue
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.RogainePokerRules = api;
