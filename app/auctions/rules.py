@@ -22,11 +22,21 @@ import random
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, Literal
 
 from app.core.errors import AppError
 
-AUCTION_STATUSES = ("pending", "open", "closed")
+
+class AuctionStatus(StrEnum):
+    """An auction's status (a `str`, so views and JSON read "pending" / "open" / "closed")."""
+
+    PENDING = "pending"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+AUCTION_STATUSES = tuple(AuctionStatus)
 ROUND_STATUSES = ("open", "closed")
 COMMITMENT_VERSION = "rogaine-auction-bid/v1"
 
@@ -63,8 +73,8 @@ def check_can_open(place: int, statuses: dict[int, str], award_places: int) -> N
     `auction_already_closed`); no other auction is open (`auction_in_progress`);
     every lower place (auctioned earlier) is closed (`auction_out_of_order`).
     """
-    status = statuses.get(place, "pending")
-    if status == "open":
+    status = statuses.get(place, AuctionStatus.PENDING)
+    if status == AuctionStatus.OPEN:
         raise CeremonyOrderError(
             f"The auction for place {place} is already open.", code="auction_already_open"
         )
@@ -122,6 +132,131 @@ class CombinationFacts:
     saved_at: datetime
 
 
+def check_auction_open(auction_status: str) -> None:
+    """Raise `BidRefused` unless the auction is open: `auction_not_open` before the open,
+    `auction_closed` after the close (409). Bids, withdrawals and the close need it."""
+    if auction_status == AuctionStatus.PENDING:
+        raise BidRefused("This auction has not been opened yet.", code="auction_not_open")
+    if auction_status == AuctionStatus.CLOSED:
+        raise BidRefused("This auction is closed.", code="auction_closed")
+
+
+def check_round_open(auction_status: str, current_round: int, round_number: int | None) -> None:
+    """Raise unless the auction is open (`check_auction_open`) and `round_number`, when
+    given (a screen's stale round), is its current round (`round_closed`, 409)."""
+    check_auction_open(auction_status)
+    if round_number is not None and round_number != current_round:
+        raise BidRefused(
+            f"Round {round_number} is not the open round (round {current_round} is).",
+            code="round_closed",
+        )
+
+
+def check_bidder(
+    *,
+    auction_status: str,
+    bidder: str,
+    winners: Collection[str],
+    round_eligible: Collection[str] | None,
+) -> None:
+    """Raise `BidRefused` unless `bidder` may bid in the open round at all (409):
+    the auction is open (`check_auction_open`), the bidder has not won an earlier
+    auction (`bidder_already_won`, RULES.md I-8), and in a tie-break round is one
+    of the tied bidders (`not_in_tie_break`, I-9). `round_eligible` is None in round 1."""
+    check_auction_open(auction_status)
+    if bidder in winners:
+        raise BidRefused(
+            "This participant has already won a place and takes no part in later auctions.",
+            code="bidder_already_won",
+        )
+    if round_eligible is not None and bidder not in round_eligible:
+        raise BidRefused(
+            "Only the tied bidders may bid in this tie-break round.", code="not_in_tie_break"
+        )
+
+
+def may_bid(
+    *,
+    auction_status: str,
+    bidder: str,
+    winners: Collection[str],
+    round_eligible: Collection[str] | None,
+) -> bool:
+    """True when `check_bidder` raises nothing for these values."""
+    try:
+        check_bidder(
+            auction_status=auction_status,
+            bidder=bidder,
+            winners=winners,
+            round_eligible=round_eligible,
+        )
+    except BidRefused:
+        return False
+    return True
+
+
+def saved_in_course(saved_at: datetime, opens_at: datetime, closes_at: datetime) -> bool:
+    """True when a combination saved at `saved_at` was saved while the course was open:
+    opens_at <= saved_at < closes_at (UTC datetimes; RULES.md §1.4)."""
+    return opens_at <= saved_at < closes_at
+
+
+def usable_combination_ids(
+    combinations: Iterable[tuple[int, datetime]],
+    *,
+    opens_at: datetime,
+    closes_at: datetime,
+    used_combinations: Collection[int],
+) -> list[int]:
+    """The combinations, as (id, saved_at) pairs, that may still be bid: saved while the
+    course was open (`saved_in_course`) and never put into a closed round
+    (`used_combinations`), in the given order (RULES.md §1.4). `check_combination`
+    refuses exactly the others."""
+    return [
+        combination_id
+        for combination_id, saved_at in combinations
+        if combination_id not in used_combinations
+        and saved_in_course(saved_at, opens_at, closes_at)
+    ]
+
+
+def check_combination(
+    *,
+    bidder: str,
+    combination: CombinationFacts | None,
+    opens_at: datetime,
+    closes_at: datetime,
+    used_combinations: Collection[int],
+) -> None:
+    """Raise `BidRefused` unless `bidder` may put `combination` into a bid:
+    - it exists in this event (`combination_not_found`), 422;
+    - it is the bidder's own (`combination_not_yours`), 422;
+    - it was saved while the course was open (`saved_in_course`;
+      `combination_outside_course_hours`), 422;
+    - it was not bid in a closed round, of this auction or an earlier one
+      (`combination_used`), 409.
+    """
+    if combination is None:
+        raise BidRefused(
+            "No such combination in this event.", code="combination_not_found", status=422
+        )
+    if combination.owner != bidder:
+        raise BidRefused(
+            "That combination is not this participant's.", code="combination_not_yours", status=422
+        )
+    if not saved_in_course(combination.saved_at, opens_at, closes_at):
+        raise BidRefused(
+            "That combination was not saved while the course was open.",
+            code="combination_outside_course_hours",
+            status=422,
+        )
+    if combination.id in used_combinations:
+        raise BidRefused(
+            "That combination was already put into a closed auction and is used up.",
+            code="combination_used",
+        )
+
+
 def check_bid(
     *,
     auction_status: str,
@@ -133,53 +268,25 @@ def check_bid(
     winners: Collection[str],
     round_eligible: Collection[str] | None,
 ) -> None:
-    """Raise `BidRefused` unless `bidder` may bid `combination` in the open round now.
-
-    Rules (RULES.md §1.4, I-7 to I-9), checked in this order:
-    - the auction is open (`auction_not_open` before the open,
-      `auction_closed` after the close), 409;
-    - the bidder has not won an earlier auction (`bidder_already_won`, I-8), 409;
-    - in a tie-break round only the tied bidders bid (`not_in_tie_break`, I-9), 409;
-    - the combination exists in this event (`combination_not_found`), 422;
-    - it is the bidder's own (`combination_not_yours`), 422;
-    - it was saved while the course was open, opens_at <= saved_at < closes_at
-      (`combination_outside_course_hours`), 422;
-    - it was not bid in a closed round, of this auction or an earlier one
-      (`combination_used`), 409.
+    """Raise `BidRefused` unless `bidder` may bid `combination` in the open round now
+    (RULES.md §1.4, I-7 to I-9): `check_bidder` (auction open, not a winner, tied
+    bidders only in a tie-break round; 409), then `check_combination` (exists, own,
+    saved in course hours: 422; not used up: 409), in that order.
     `round_eligible` is None in round 1 (everybody who has not won may bid).
     """
-    if auction_status == "pending":
-        raise BidRefused("This auction has not been opened yet.", code="auction_not_open")
-    if auction_status == "closed":
-        raise BidRefused("This auction is closed.", code="auction_closed")
-    if bidder in winners:
-        raise BidRefused(
-            "This participant has already won a place and takes no part in later auctions.",
-            code="bidder_already_won",
-        )
-    if round_eligible is not None and bidder not in round_eligible:
-        raise BidRefused(
-            "Only the tied bidders may bid in this tie-break round.", code="not_in_tie_break"
-        )
-    if combination is None:
-        raise BidRefused(
-            "No such combination in this event.", code="combination_not_found", status=422
-        )
-    if combination.owner != bidder:
-        raise BidRefused(
-            "That combination is not this participant's.", code="combination_not_yours", status=422
-        )
-    if not opens_at <= combination.saved_at < closes_at:
-        raise BidRefused(
-            "That combination was not saved while the course was open.",
-            code="combination_outside_course_hours",
-            status=422,
-        )
-    if combination.id in used_combinations:
-        raise BidRefused(
-            "That combination was already put into a closed auction and is used up.",
-            code="combination_used",
-        )
+    check_bidder(
+        auction_status=auction_status,
+        bidder=bidder,
+        winners=winners,
+        round_eligible=round_eligible,
+    )
+    check_combination(
+        bidder=bidder,
+        combination=combination,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        used_combinations=used_combinations,
+    )
 
 
 # ----------------------------------------------------------------- commitments

@@ -1,15 +1,22 @@
 """The award ceremony: open, bid, withdraw, close, undo, verify, results (RULES.md §1.4).
 
+Each operation `x` comes as three functions (pokerkit's pattern): `verify_x(...)` raises
+the domain error that `x` would raise now (the checks are written once, there);
+`can_x(...)` answers the same question as a bool (the pages show only the buttons it
+allows); `x(...)` calls `verify_x` under its locks and then does the work.
+
 Every state change locks what it changes (the event row for ceremony steps, the
 auction row for bids and the close: SELECT ... FOR UPDATE on PostgreSQL) and is
 recorded in the audit trail. Services flush, never commit. Before a round
 closes nothing here returns a bid's combination, and the audit entries of bids
 carry only receipts, so the organiser's audit view cannot unseal them either.
+Cross-domain steps (the event's status, the feed's freeze) are `app.flows.ceremony`'s.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -19,10 +26,28 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.auctions.rules import AuctionStatus
+from app.auctions.shapes import (
+    AuctionHistory,
+    AuctionView,
+    BidReceipt,
+    CeremonyView,
+    CloseResult,
+    CombinationView,
+    LotsView,
+    MyBidView,
+    PlaceResult,
+    Results,
+    RevealedBidView,
+    RoundResult,
+    RoundView,
+    TieBreakView,
+    WithdrawalView,
+)
 from app.core import chain, csvfiles
 from app.core.audit import record
 from app.core.db import utcnow
-from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
+from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
 from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
@@ -46,6 +71,15 @@ class Caller:
         return "anonymous"
 
 
+def _allowed(verify: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    """True when `verify(*args, **kwargs)` raises no domain error (the `can_x` functions)."""
+    try:
+        verify(*args, **kwargs)
+    except AppError:
+        return False
+    return True
+
+
 def _category_name(value: Any) -> str:
     return str(getattr(value, "value", value))
 
@@ -58,8 +92,8 @@ def _check_place(event: Event, place: int) -> None:
         )
 
 
-def _local_time(event: Event, moment: datetime) -> str:
-    return event_service.local_time(event, moment)
+def _status(auction: Auction | None) -> AuctionStatus:
+    return AuctionStatus.PENDING if auction is None else AuctionStatus(auction.status)
 
 
 def _statuses(session: Session, event_id: int) -> dict[int, str]:
@@ -70,11 +104,12 @@ def ceremony_over(session: Session, event: Event) -> bool:
     """True when the auction of every place is closed (the last one decided)."""
     statuses = _statuses(session, event.id)
     return all(
-        statuses.get(place) == "closed" for place in rules.ceremony_order(event.award_places)
+        statuses.get(place) == AuctionStatus.CLOSED
+        for place in rules.ceremony_order(event.award_places)
     )
 
 
-def _combination_json(combination_id: int, cards: list[str], ranking: str) -> dict[str, Any]:
+def _combination_json(combination_id: int, cards: list[str], ranking: str) -> CombinationView:
     value = evaluate(cards, ranking)
     return {
         "id": combination_id,
@@ -88,35 +123,48 @@ def _combination_json(combination_id: int, cards: list[str], ranking: str) -> di
 # ------------------------------------------------------------------------ open
 
 
-def open_auction(session: Session, event: Event, place: int, caller: Caller) -> dict[str, Any]:
-    """Open the auction for `place` (organiser). Round 1 starts, open to every participant
-    who has not won a place.
-
-    Raises 404 `auction_not_found` (no such place), 409 `course_still_open` (the
+def verify_open_auction(
+    session: Session, event: Event, place: int, *, now: datetime | None = None
+) -> None:
+    """Raise unless the organiser may open the auction for `place` at `now` (UTC, default
+    the clock): 404 `auction_not_found` (no such place), 409 `course_still_open` (the
     course window has not ended), and the ceremony-order problems of
-    `rules.check_can_open` (lowest place first, one auction at a time).
-    """
+    `rules.check_can_open` (lowest place first, one auction at a time; RULES.md §1.4)."""
     _check_place(event, place)
-    repo.lock_event(session, event.id)
-    now = utcnow()
-    if now < event.closes_at:
+    if (now or utcnow()) < event.closes_at:
         raise Conflict(
-            f"The course closes at {_local_time(event, event.closes_at)} "
+            f"The course closes at {event_service.local_time(event, event.closes_at)} "
             f"({event.closes_at.astimezone(UTC).isoformat()}); auctions open after that.",
             code="course_still_open",
         )
     rules.check_can_open(place, _statuses(session, event.id), event.award_places)
+
+
+def can_open_auction(session: Session, event: Event, place: int) -> bool:
+    """True when `verify_open_auction` raises nothing now."""
+    return _allowed(verify_open_auction, session, event, place)
+
+
+def open_auction(
+    session: Session, event: Event, place: int, caller: Caller, *, now: datetime | None = None
+) -> AuctionView:
+    """Open the auction for `place` (organiser) at `now` (UTC, default the clock): round 1
+    starts, open to every participant who has not won a place. Locks the event row.
+
+    Raises what `verify_open_auction` raises. The feed's freeze and the event's status
+    are `app.flows.ceremony.open_auction`'s (the entry point of the API and the pages).
+    """
+    _check_place(event, place)
+    repo.lock_event(session, event.id)
+    now = now or utcnow()
+    verify_open_auction(session, event, place, now=now)
     auction = repo.get_auction(session, event.id, place)
     if auction is None:
         auction = Auction(event_id=event.id, place=place)
         session.add(auction)
-    auction.status = "open"
+    auction.status = AuctionStatus.OPEN
     auction.current_round = 1
     auction.opened_at = now
-    if event.feed_frozen_at is None:
-        # The ceremony begins: the feed is frozen (an UPDATE of the locked event row, so a
-        # delivery waiting for that lock sees it; app.feed.service.feed_frozen).
-        event.feed_frozen_at = now
     session.flush()
     session.add(AuctionRound(auction_id=auction.id, number=1, status="open", opened_at=now))
     session.flush()
@@ -152,22 +200,128 @@ def _bidder(session: Session, event: Event, caller: Caller, external_id: str | N
 
 
 def _open_round(
-    session: Session, auction: Auction | None, round_number: int | None
-) -> AuctionRound:
-    status = "pending" if auction is None else auction.status
-    if status == "pending":
-        raise rules.BidRefused("This auction has not been opened yet.", code="auction_not_open")
-    if status == "closed":
-        raise rules.BidRefused("This auction is closed.", code="auction_closed")
+    session: Session, auction: Auction | None, round_number: int | None = None
+) -> tuple[Auction, AuctionRound]:
+    """The auction and its open round (`rules.check_round_open`: 409 `auction_not_open`,
+    `auction_closed`, `round_closed`)."""
+    rules.check_round_open(_status(auction), auction.current_round if auction else 0, round_number)
     assert auction is not None
-    if round_number is not None and round_number != auction.current_round:
-        raise rules.BidRefused(
-            f"Round {round_number} is not the open round (round {auction.current_round} is).",
-            code="round_closed",
-        )
     current = repo.get_round(session, auction.id, auction.current_round)
     assert current is not None and current.status == "open"
-    return current
+    return auction, current
+
+
+@dataclass(frozen=True)
+class BidPlan:
+    """What `verify_place_bid` checked: the bidder, the auction, its open round and the
+    combination to bid (None when only the bidder was checked, `verify_bidder`)."""
+
+    bidder: Participant
+    auction: Auction
+    round: AuctionRound
+    combination: Combination | None = None
+
+
+def verify_bidder(
+    session: Session,
+    event: Event,
+    place: int,
+    caller: Caller,
+    *,
+    participant: str | None = None,
+    round_number: int | None = None,
+    lock: bool = False,
+) -> BidPlan:
+    """Raise unless the bidder (`caller`'s participant, or `participant` for the
+    organiser) may bid in the open round of auction `place` at all; return the plan.
+
+    Raises 404 `auction_not_found`, 403 `not_your_bid`, 422 `participant_required` /
+    `participant_not_found`, 409 `round_closed` and `rules.check_bidder`'s problems
+    (auction not open, `bidder_already_won` I-8, `not_in_tie_break` I-9). `lock` locks
+    the auction row (the bid itself)."""
+    _check_place(event, place)
+    bidder = _bidder(session, event, caller, participant)
+    auction, current = _open_round(
+        session, repo.get_auction(session, event.id, place, lock=lock), round_number
+    )
+    winners = repo.external_ids_of(session, repo.winner_ids(session, event.id))
+    eligible = None
+    if current.eligible is not None:
+        eligible = set(repo.external_ids_of(session, current.eligible).values())
+    rules.check_bidder(
+        auction_status=auction.status,
+        bidder=bidder.external_id,
+        winners=set(winners.values()),
+        round_eligible=eligible,
+    )
+    return BidPlan(bidder, auction, current)
+
+
+def can_bid(
+    session: Session, event: Event, place: int, caller: Caller, *, participant: str | None = None
+) -> bool:
+    """True when `verify_bidder` raises nothing: the bid form may be shown."""
+    return _allowed(verify_bidder, session, event, place, caller, participant=participant)
+
+
+def verify_place_bid(
+    session: Session,
+    event: Event,
+    place: int,
+    caller: Caller,
+    *,
+    participant: str | None,
+    combination_id: int,
+    round_number: int | None = None,
+    lock: bool = False,
+) -> BidPlan:
+    """Raise unless the bid may be placed now (RULES.md §1.4, I-7 to I-9): what
+    `verify_bidder` raises, then `rules.check_combination`'s problems (422
+    `combination_not_found` / `combination_not_yours` /
+    `combination_outside_course_hours`, 409 `combination_used`). Returns the plan."""
+    plan = verify_bidder(
+        session, event, place, caller, participant=participant, round_number=round_number, lock=lock
+    )
+    combination = repo.combination_in_event(session, event.id, combination_id)
+    facts = None
+    if combination is not None:
+        # only "whose is it" matters: the bidder's own, or somebody else's
+        owner = (
+            plan.bidder.external_id
+            if combination.participant_id == plan.bidder.id
+            else f"participant #{combination.participant_id}"
+        )
+        facts = rules.CombinationFacts(combination.id, owner, combination.saved_at)
+    used = repo.combination_is_used(session, event.id, combination_id)
+    rules.check_combination(
+        bidder=plan.bidder.external_id,
+        combination=facts,
+        opens_at=event.opens_at,
+        closes_at=event.closes_at,
+        used_combinations={combination_id} if used else set(),
+    )
+    return BidPlan(plan.bidder, plan.auction, plan.round, combination)
+
+
+def can_place_bid(
+    session: Session,
+    event: Event,
+    place: int,
+    caller: Caller,
+    *,
+    participant: str | None,
+    combination_id: int,
+) -> bool:
+    """True when `verify_place_bid` raises nothing now."""
+    return _allowed(
+        verify_place_bid,
+        session,
+        event,
+        place,
+        caller,
+        participant=participant,
+        combination_id=combination_id,
+    )
 
 
 def place_bid(
@@ -179,88 +333,30 @@ def place_bid(
     participant: str | None,
     combination_id: int,
     round_number: int | None = None,
-) -> dict[str, Any]:
+) -> BidReceipt:
     """Put one combination into the open round of auction `place` (RULES.md I-7).
 
     A second bid of the same participant in the same round replaces the first
     (the old bid gets a `replaced` withdrawal row; nothing is deleted). Returns
     `{bid_id, receipt, place, round, replaced_bid_id}`; the receipt commits to
     (event, place, round, bidder, combination, a secret nonce) — RULES.md I-10.
-    Raises the problems of `rules.check_bid`, 403 `not_your_bid`, 422
-    `participant_not_found` / `participant_required`, 409 `round_closed`.
+    Raises what `verify_place_bid` raises (checked with the auction row locked).
     """
-    _check_place(event, place)
-    bidder = _bidder(session, event, caller, participant)
-    auction = repo.get_auction(session, event.id, place, lock=True)
-    current = _open_round(session, auction, round_number)
-    assert auction is not None
-    combination = repo.combination_in_event(session, event.id, combination_id)
-    facts = None
-    if combination is not None:
-        # only "whose is it" matters: the bidder's own, or somebody else's
-        owner = (
-            bidder.external_id
-            if combination.participant_id == bidder.id
-            else f"participant #{combination.participant_id}"
-        )
-        facts = rules.CombinationFacts(combination.id, owner, combination.saved_at)
-    winners = repo.external_ids_of(session, repo.winner_ids(session, event.id))
-    eligible = None
-    if current.eligible is not None:
-        eligible = set(repo.external_ids_of(session, current.eligible).values())
-    rules.check_bid(
-        auction_status=auction.status,
-        bidder=bidder.external_id,
-        combination=facts,
-        opens_at=event.opens_at,
-        closes_at=event.closes_at,
-        used_combinations={combination_id}
-        if repo.combination_is_used(session, event.id, combination_id)
-        else set(),
-        winners=set(winners.values()),
-        round_eligible=eligible,
+    plan = verify_place_bid(
+        session,
+        event,
+        place,
+        caller,
+        participant=participant,
+        combination_id=combination_id,
+        round_number=round_number,
+        lock=True,
     )
-    assert combination is not None
-    previous = repo.live_bid_of(session, current.id, bidder.id)
-    nonce = secrets.token_hex(16)
-    receipt = rules.commitment(
-        event_id=event.id,
-        place=place,
-        round_number=current.number,
-        bidder=bidder.external_id,
-        combination_id=combination.id,
-        nonce=nonce,
-    )
-    now = utcnow()
-    bid = Bid(
-        auction_id=auction.id,
-        round_id=current.id,
-        participant_id=bidder.id,
-        combination_id=combination.id,
-        cards=list(combination.cards),
-        nonce=nonce,
-        receipt=receipt,
-        placed_by=caller.actor,
-        created_at=now,
-    )
-    _chain(
-        auction,
-        bid,
-        chain.BID,
-        chain.bid_content(
-            round_number=current.number,
-            combination_hash=repo.take_hash(session, combination.id),
-            cards=bid.cards,
-            nonce=nonce,
-            receipt=receipt,
-            placed_by=caller.actor,
-            created_at=now,
-        ),
-    )
-    session.add(bid)
-    session.flush()
+    previous = repo.live_bid_of(session, plan.round.id, plan.bidder.id)
+    bid = _seal_bid(session, event, place, plan, caller.actor)
     if previous is not None:
-        _withdraw(session, auction, previous, "replaced", caller.actor, replaced_by=bid)
+        _withdraw(session, plan.auction, previous, "replaced", caller.actor, replaced_by=bid)
+    replaced_bid_id = previous.id if previous is not None else None
     # The audit entry carries the receipt only: the combination stays sealed.
     record(
         session,
@@ -270,20 +366,60 @@ def place_bid(
         subject=f"place {place}",
         details={
             "place": place,
-            "round": current.number,
-            "participant": bidder.external_id,
+            "round": plan.round.number,
+            "participant": plan.bidder.external_id,
             "bid_id": bid.id,
-            "receipt": receipt,
-            "replaced_bid_id": previous.id if previous is not None else None,
+            "receipt": bid.receipt,
+            "replaced_bid_id": replaced_bid_id,
         },
     )
     return {
         "bid_id": bid.id,
-        "receipt": receipt,
+        "receipt": bid.receipt,
         "place": place,
-        "round": current.number,
-        "replaced_bid_id": previous.id if previous is not None else None,
+        "round": plan.round.number,
+        "replaced_bid_id": replaced_bid_id,
     }
+
+
+def _seal_bid(session: Session, event: Event, place: int, plan: BidPlan, actor: str) -> Bid:
+    """Store the bid of `plan` with a fresh nonce and its receipt (RULES.md I-10), chained."""
+    combination = plan.combination
+    assert combination is not None
+    nonce = secrets.token_hex(16)
+    receipt = rules.commitment(
+        event_id=event.id,
+        place=place,
+        round_number=plan.round.number,
+        bidder=plan.bidder.external_id,
+        combination_id=combination.id,
+        nonce=nonce,
+    )
+    now = utcnow()
+    bid = Bid(
+        auction_id=plan.auction.id,
+        round_id=plan.round.id,
+        participant_id=plan.bidder.id,
+        combination_id=combination.id,
+        cards=list(combination.cards),
+        nonce=nonce,
+        receipt=receipt,
+        placed_by=actor,
+        created_at=now,
+    )
+    content = chain.bid_content(
+        round_number=plan.round.number,
+        combination_hash=repo.take_hash(session, combination.id),
+        cards=bid.cards,
+        nonce=nonce,
+        receipt=receipt,
+        placed_by=actor,
+        created_at=now,
+    )
+    _chain(plan.auction, bid, chain.BID, content)
+    session.add(bid)
+    session.flush()
+    return bid
 
 
 def _chain(auction: Auction, row: Bid | BidWithdrawal, tag: str, content: Any) -> None:
@@ -324,17 +460,18 @@ def _withdraw(
     session.flush()
 
 
-def withdraw_bid(
-    session: Session, event: Event, place: int, caller: Caller, bid_id: int
-) -> dict[str, Any]:
-    """Withdraw a live bid before the close (RULES.md I-7): organiser, or the bidder.
+# -------------------------------------------------------------------- withdraw
 
-    Raises 404 `bid_not_found`, 403 `not_your_bid`, 409 `auction_not_open` /
-    `auction_closed` / `round_closed` (the bid's round is over), 409
-    `bid_not_live` (already replaced or withdrawn).
-    """
+
+def verify_withdraw_bid(
+    session: Session, event: Event, place: int, caller: Caller, bid_id: int, *, lock: bool = False
+) -> tuple[Auction, Bid, AuctionRound]:
+    """Raise unless `caller` may withdraw bid `bid_id` now (RULES.md I-7); return the
+    auction, the bid and the open round. Raises 404 `bid_not_found`, 403 `not_your_bid`
+    (only the organiser or the bidder), 409 `auction_not_open` / `auction_closed` /
+    `round_closed` (the bid's round is over), 409 `bid_not_live` (replaced or withdrawn)."""
     _check_place(event, place)
-    auction = repo.get_auction(session, event.id, place, lock=True)
+    auction = repo.get_auction(session, event.id, place, lock=lock)
     bid = repo.get_bid(session, bid_id)
     if auction is None or bid is None or bid.auction_id != auction.id:
         raise NotFound(f"No bid {bid_id} in the auction for place {place}.", code="bid_not_found")
@@ -342,11 +479,27 @@ def withdraw_bid(
         caller.participant is None or caller.participant.id != bid.participant_id
     ):
         raise Forbidden("Only the bidder or the organiser may withdraw a bid.", code="not_your_bid")
-    current = _open_round(session, auction, None)
+    auction, current = _open_round(session, auction)
     if bid.round_id != current.id:
         raise rules.BidRefused("That bid belongs to a closed round.", code="round_closed")
     if repo.withdrawal_of(session, bid.id) is not None:
         raise rules.BidRefused("That bid was already replaced or withdrawn.", code="bid_not_live")
+    return auction, bid, current
+
+
+def can_withdraw_bid(
+    session: Session, event: Event, place: int, caller: Caller, bid_id: int
+) -> bool:
+    """True when `verify_withdraw_bid` raises nothing now."""
+    return _allowed(verify_withdraw_bid, session, event, place, caller, bid_id)
+
+
+def withdraw_bid(
+    session: Session, event: Event, place: int, caller: Caller, bid_id: int
+) -> WithdrawalView:
+    """Withdraw a live bid before the close (RULES.md I-7): organiser, or the bidder.
+    Raises what `verify_withdraw_bid` raises (checked with the auction row locked)."""
+    auction, bid, current = verify_withdraw_bid(session, event, place, caller, bid_id, lock=True)
     _withdraw(session, auction, bid, "withdrawn", caller.actor)
     ext = repo.external_ids_of(session, [bid.participant_id])
     record(
@@ -369,28 +522,41 @@ def withdraw_bid(
 # ----------------------------------------------------------------------- close
 
 
-def _usable_combination_ids(
-    event: Event, combinations: list[Combination], used: set[int]
-) -> list[int]:
-    """The combinations that may still be bid: saved while the course was open
-    (`[opens_at, closes_at)`) and not yet put into any auction (RULES.md §1.4)."""
-    return [
-        c.id
-        for c in combinations
-        if c.id not in used and event.opens_at <= c.saved_at < event.closes_at
-    ]
-
-
 def usable_combination_ids(session: Session, event: Event, participant_id: int) -> set[int]:
-    """Ids of the participant's combinations that may still be bid (`_usable_combination_ids`:
-    saved inside the course window, never bid before). Pages list these as bid choices."""
+    """Ids of the participant's combinations that may still be bid
+    (`rules.usable_combination_ids`: saved inside the course window, never put into a
+    closed round). Pages list these as bid choices."""
     used = repo.used_combination_ids(session, event.id)
-    return set(_usable_combination_ids(event, repo.combinations_of(session, participant_id), used))
+    return set(_usable(event, repo.combinations_of(session, participant_id), used))
+
+
+def _usable(event: Event, combinations: list[Combination], used: set[int]) -> list[int]:
+    return rules.usable_combination_ids(
+        ((c.id, c.saved_at) for c in combinations),
+        opens_at=event.opens_at,
+        closes_at=event.closes_at,
+        used_combinations=used,
+    )
+
+
+def verify_close_auction(
+    session: Session, event: Event, place: int, *, lock: bool = False
+) -> tuple[Auction, AuctionRound]:
+    """Raise unless the open round of auction `place` may be closed now; return the
+    auction and that round. Raises 404 `auction_not_found`, 409 `auction_not_open` /
+    `auction_closed`."""
+    _check_place(event, place)
+    return _open_round(session, repo.get_auction(session, event.id, place, lock=lock))
+
+
+def can_close_auction(session: Session, event: Event, place: int) -> bool:
+    """True when `verify_close_auction` raises nothing now."""
+    return _allowed(verify_close_auction, session, event, place)
 
 
 def close_auction(
     session: Session, event: Event, place: int, caller: Caller, *, lots_seed: int | None = None
-) -> dict[str, Any]:
+) -> CloseResult:
     """Close the open round of auction `place` and reveal it (RULES.md §1.4, I-9).
 
     The live bids are ranked under the event's preset (`event.hand_ranking`);
@@ -398,32 +564,60 @@ def close_auction(
     auction closes (winner or unawarded); on a tie with two or more tied bidders
     able to rebid, a tie-break round opens for them and the auction stays open.
     Lots use `lots_seed` or a fresh random seed; seed and result are recorded.
-    Returns the `CloseRead` shape. Raises 409 `auction_not_open` / `auction_closed`.
+    Returns the `CloseRead` shape. Raises what `verify_close_auction` raises.
     """
     _check_place(event, place)
     repo.lock_event(session, event.id)
-    auction = repo.get_auction(session, event.id, place, lock=True)
-    current = _open_round(session, auction, None)
-    assert auction is not None
+    auction, current = verify_close_auction(session, event, place, lock=True)
     ext = repo.external_ids(session, event.id)
     bids = repo.live_bid_rows(session, current.id)
-    # the combination as it stands now (the feed may have replayed); the bid's snapshot
-    # if the projection no longer has it
+    sealed, revealed = _reveal(session, event, current, bids, ext)
+    outcome = _decide(session, event, current, sealed, bids, ext, lots_seed)
+    result = _round_result(outcome, revealed, current.number)
+    now = utcnow()
+    _close_round(current, outcome, result, now)
+    if outcome.decided:
+        _award(session, auction, outcome, sealed, ext, now)
+    else:
+        _open_tie_break_round(session, auction, outcome, ext, now)
+    session.flush()
+    _record_close(session, event, place, caller.actor, current.number, auction.status, result)
+    return {
+        "place": place,
+        "status": AuctionStatus(auction.status),
+        "round": current.number,
+        "winner": outcome.winner,
+        "tie": outcome.tie,
+        "resolution": outcome.resolution,
+        "tied": outcome.tied,
+        "tie_break": result["tie_break"],
+        "lots": result["lots"],
+        "bids": result["bids"],
+    }
+
+
+def _reveal(
+    session: Session,
+    event: Event,
+    current: AuctionRound,
+    bids: list[Bid],
+    ext: dict[int, str],
+) -> tuple[list[rules.SealedBid], dict[int, RevealedBidView]]:
+    """The round's live bids as the rules rank them and as they are revealed. The
+    combination as it stands now (the feed may have replayed); the bid's snapshot if
+    the projection no longer has it."""
     stored = repo.combination_cards(session, (b.combination_id for b in bids))
     snapshots = repo.bid_cards(session, (b.id for b in bids if b.combination_id not in stored))
     sealed: list[rules.SealedBid] = []
-    revealed: dict[int, dict[str, Any]] = {}
+    revealed: dict[int, RevealedBidView] = {}
     for bid in bids:
         cards = list(stored.get(bid.combination_id) or snapshots[bid.id])
         value = evaluate(cards, event.hand_ranking)
-        sealed.append(
-            rules.SealedBid(
-                bid.id, ext[bid.participant_id], bid.combination_id, tuple(value.strength)
-            )
-        )
+        bidder = ext[bid.participant_id]
+        sealed.append(rules.SealedBid(bid.id, bidder, bid.combination_id, tuple(value.strength)))
         revealed[bid.id] = {
             "bid_id": bid.id,
-            "participant": ext[bid.participant_id],
+            "participant": bidder,
             "round": current.number,
             "combination": {
                 "id": bid.combination_id,
@@ -435,115 +629,147 @@ def close_auction(
             "receipt": bid.receipt,
             "nonce": bid.nonce,
         }
+    return sealed, revealed
+
+
+def _decide(
+    session: Session,
+    event: Event,
+    current: AuctionRound,
+    sealed: list[rules.SealedBid],
+    bids: list[Bid],
+    ext: dict[int, str],
+    lots_seed: int | None,
+) -> rules.RoundOutcome:
+    """`rules.decide_round` on the round's sealed bids: a tied bidder can rebid when a
+    usable combination is left once this round's bids are used up."""
     used = repo.used_combination_ids(session, event.id) | {b.combination_id for b in bids}
     by_external = {v: k for k, v in ext.items()}
 
     def has_combination_left(bidder: str) -> bool:
-        mine = repo.combinations_of(session, by_external[bidder])
-        return bool(_usable_combination_ids(event, mine, used))
+        return bool(_usable(event, repo.combinations_of(session, by_external[bidder]), used))
 
     def seed() -> int:
         return lots_seed if lots_seed is not None else secrets.randbits(63)
 
-    outcome = rules.decide_round(
+    return rules.decide_round(
         sealed,
         round_eligible=None if current.eligible is None else [ext[p] for p in current.eligible],
         has_combination_left=has_combination_left,
         lots_seed=seed,
     )
-    now = utcnow()
-    ranked_bids = [{**revealed[r.bid.bid_id], "rank": r.rank} for r in outcome.ranked]
-    lots = None
+
+
+def _round_result(
+    outcome: rules.RoundOutcome, revealed: dict[int, RevealedBidView], number: int
+) -> RoundResult:
+    """What the close stores on the round and reports: the bids ranked, the lots drawn,
+    the tie-break round opened (numbered `number + 1`)."""
+    lots: LotsView | None = None
     if outcome.lots is not None:
         lots = {
             "seed": outcome.lots.seed,
             "candidates": outcome.lots.candidates,
             "winner": outcome.lots.winner,
         }
-    tie_break = None
+    tie_break: TieBreakView | None = None
     if not outcome.decided:
-        tie_break = {"round": current.number + 1, "eligible": outcome.tie_break_bidders}
-    result = {
+        tie_break = {"round": number + 1, "eligible": outcome.tie_break_bidders}
+    return {
         "resolution": outcome.resolution,
         "winner": outcome.winner,
         "tied": outcome.tied,
         "tie_break": tie_break,
         "lots": lots,
-        "bids": ranked_bids,
+        "bids": [{**revealed[r.bid.bid_id], "rank": r.rank} for r in outcome.ranked],
     }
+
+
+def _close_round(
+    current: AuctionRound, outcome: rules.RoundOutcome, result: RoundResult, now: datetime
+) -> None:
     current.status = "closed"
     current.closed_at = now
     current.resolution = outcome.resolution
-    current.result = result
-    if outcome.decided:
-        auction.status = "closed"
-        auction.closed_at = now
-        if outcome.winner is not None:
-            auction.winner_participant_id = by_external[outcome.winner]
-            auction.winner_combination_id = _winner_combination_id(
-                session, auction, outcome.winner, sealed
-            )
-    else:
-        auction.current_round = current.number + 1
-        session.add(
-            AuctionRound(
-                auction_id=auction.id,
-                number=current.number + 1,
-                status="open",
-                opened_at=now,
-                eligible=sorted(by_external[b] for b in outcome.tie_break_bidders),
-            )
+    current.result = dict(result)
+
+
+def _award(
+    session: Session,
+    auction: Auction,
+    outcome: rules.RoundOutcome,
+    sealed: list[rules.SealedBid],
+    ext: dict[int, str],
+    now: datetime,
+) -> None:
+    """The outcome decided the place: the auction closes, with its winner (or unawarded)."""
+    auction.status = AuctionStatus.CLOSED
+    auction.closed_at = now
+    if outcome.winner is not None:
+        by_external = {v: k for k, v in ext.items()}
+        auction.winner_participant_id = by_external[outcome.winner]
+        auction.winner_combination_id = _winner_combination_id(
+            session, auction, outcome.winner, sealed
         )
-    session.flush()
-    record(
-        session,
-        event_id=event.id,
-        actor=caller.actor,
-        action="auction.close",
-        subject=f"place {place}",
-        details={
-            "place": place,
-            "round": current.number,
-            "auction_status": auction.status,
-            **result,
-            # the full reveal is in the round's result; here, compactly, what proves it:
-            # [bid id, bidder, combination id, rank, nonce]
-            "bids": [
-                [b["bid_id"], b["participant"], b["combination"]["id"], b["rank"], b["nonce"]]
-                for b in ranked_bids
-            ],
-        },
+
+
+def _open_tie_break_round(
+    session: Session,
+    auction: Auction,
+    outcome: rules.RoundOutcome,
+    ext: dict[int, str],
+    now: datetime,
+) -> None:
+    """A tie with two or more tied bidders able to rebid: the next round opens for them
+    (RULES.md I-9); the auction stays open."""
+    by_external = {v: k for k, v in ext.items()}
+    auction.current_round += 1
+    session.add(
+        AuctionRound(
+            auction_id=auction.id,
+            number=auction.current_round,
+            status="open",
+            opened_at=now,
+            eligible=sorted(by_external[b] for b in outcome.tie_break_bidders),
+        )
     )
-    if lots is not None:
-        record(
-            session,
-            event_id=event.id,
-            actor=caller.actor,
-            action="auction.lots",
-            subject=f"place {place}",
-            details={"place": place, "round": current.number, **lots},
-        )
-    if tie_break is not None:
-        record(
-            session,
-            event_id=event.id,
-            actor=caller.actor,
-            action="auction.tie_break_open",
-            subject=f"place {place}",
-            details={"place": place, **tie_break},
-        )
-    return {
+
+
+def _record_close(
+    session: Session,
+    event: Event,
+    place: int,
+    actor: str,
+    number: int,
+    auction_status: str,
+    result: RoundResult,
+) -> None:
+    """The audit entries of a close: `auction.close`, and `auction.lots` /
+    `auction.tie_break_open` when lots were drawn / a tie-break round opened."""
+    subject = f"place {place}"
+    details: dict[str, Any] = {
         "place": place,
-        "status": auction.status,
-        "round": current.number,
-        "winner": outcome.winner,
-        "tie": outcome.tie,
-        "resolution": outcome.resolution,
-        "tied": outcome.tied,
-        "tie_break": tie_break,
-        "lots": lots,
-        "bids": ranked_bids,
+        "round": number,
+        "auction_status": auction_status,
+        **result,
+        # the full reveal is in the round's result; here, compactly, what proves it:
+        # [bid id, bidder, combination id, rank, nonce]
+        "bids": [
+            [b["bid_id"], b["participant"], b["combination"]["id"], b.get("rank"), b["nonce"]]
+            for b in result["bids"]
+        ],
     }
+
+    def log(action: str, details: dict[str, Any]) -> None:
+        record(
+            session, event_id=event.id, actor=actor, action=action, subject=subject, details=details
+        )
+
+    log("auction.close", details)
+    if result["lots"] is not None:
+        log("auction.lots", {"place": place, "round": number, **result["lots"]})
+    if result["tie_break"] is not None:
+        log("auction.tie_break_open", {"place": place, **result["tie_break"]})
 
 
 def _winner_combination_id(
@@ -564,21 +790,19 @@ def _winner_combination_id(
 # ------------------------------------------------------------------------ undo
 
 
-def undo_close(session: Session, event: Event, place: int, caller: Caller) -> dict[str, Any]:
-    """Undo the last close of auction `place` (organiser), only until the next auction opens.
+def verify_undo_close(
+    session: Session, event: Event, place: int, *, lock: bool = False
+) -> tuple[Auction, AuctionRound | None]:
+    """Raise unless the last close of auction `place` may be undone now; return the
+    auction and, when that close opened a tie-break round, that round (to remove).
 
-    - A closed auction reopens its last round: the revealed result and the winner
-      are cleared and the round takes bids again (already revealed bids stay in).
-    - An auction whose last close opened a tie-break round that has no bid yet:
-      the tie-break round is removed and the tied round reopens.
-    The undone result stays in the audit trail (`auction.undo_close`).
-    Raises 409 `auction_not_closed`, `undo_too_late`, `nothing_to_undo`.
-    """
+    Undoable: an open tie-break round without bids, or the last closed auction while
+    the next is still pending (`rules.check_can_undo`). Raises 404 `auction_not_found`,
+    409 `nothing_to_undo` (the tie-break round has bids), `auction_not_closed`,
+    `undo_too_late`."""
     _check_place(event, place)
-    repo.lock_event(session, event.id)
-    auction = repo.get_auction(session, event.id, place, lock=True)
-    statuses = _statuses(session, event.id)
-    if auction is not None and auction.status == "open" and auction.current_round > 1:
+    auction = repo.get_auction(session, event.id, place, lock=lock)
+    if auction is not None and auction.status == AuctionStatus.OPEN and auction.current_round > 1:
         current = repo.get_round(session, auction.id, auction.current_round)
         assert current is not None
         if repo.bids_in_round(session, current.id) > 0:
@@ -586,22 +810,42 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> di
                 "The tie-break round already has bids; its opening cannot be undone.",
                 code="nothing_to_undo",
             )
-        previous = repo.get_round(session, auction.id, auction.current_round - 1)
-        assert previous is not None
-        session.delete(current)
+        return auction, current
+    rules.check_can_undo(place, _statuses(session, event.id), event.award_places)
+    assert auction is not None
+    return auction, None
+
+
+def can_undo_close(session: Session, event: Event, place: int) -> bool:
+    """True when `verify_undo_close` raises nothing now."""
+    return _allowed(verify_undo_close, session, event, place)
+
+
+def undo_close(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
+    """Undo the last close of auction `place` (organiser), only until the next auction opens.
+
+    - A closed auction reopens its last round: the revealed result and the winner
+      are cleared and the round takes bids again (already revealed bids stay in).
+    - An auction whose last close opened a tie-break round that has no bid yet:
+      the tie-break round is removed and the tied round reopens.
+    The undone result stays in the audit trail (`auction.undo_close`).
+    Raises what `verify_undo_close` raises.
+    """
+    _check_place(event, place)
+    repo.lock_event(session, event.id)
+    auction, tie_break = verify_undo_close(session, event, place, lock=True)
+    if tie_break is not None:
+        session.delete(tie_break)
         session.flush()
-        undone = previous.result
+        auction.current_round -= 1
     else:
-        rules.check_can_undo(place, statuses, event.award_places)
-        assert auction is not None
-        previous = repo.get_round(session, auction.id, auction.current_round)
-        assert previous is not None
-        undone = previous.result
-        auction.status = "open"
+        auction.status = AuctionStatus.OPEN
         auction.closed_at = None
         auction.winner_participant_id = None
         auction.winner_combination_id = None
-    auction.current_round = previous.number
+    previous = repo.get_round(session, auction.id, auction.current_round)
+    assert previous is not None
+    undone = previous.result
     previous.status = "open"
     previous.closed_at = None
     previous.resolution = None
@@ -623,11 +867,12 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> di
 
 def _round_json(
     session: Session, rnd: AuctionRound, ext: dict[int, str], caller: Caller
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
+) -> RoundView:
+    data: RoundView = {
         "number": rnd.number,
         "status": rnd.status,
         "eligible": None if rnd.eligible is None else [ext[p] for p in rnd.eligible],
+        "bid_count": 0,
     }
     if rnd.status == "open":
         bidders = repo.live_bidder_ids(session, rnd.id)
@@ -647,7 +892,36 @@ def _round_json(
     return data
 
 
-def auction_view(session: Session, event: Event, place: int, caller: Caller) -> dict[str, Any]:
+def _named(
+    session: Session, event: Event, auction: Auction, rounds: list[AuctionRound], caller: Caller
+) -> dict[int, str]:
+    """participant id -> external id of those a view of `auction` names."""
+    if caller.organiser:  # the open round's bidders are named to the organiser only
+        return repo.external_ids(session, event.id)
+    # only whom this view names: cost independent of the event's size
+    named = [p for r in rounds for p in (r.eligible or [])]
+    return repo.external_ids_of(session, [*named, auction.winner_participant_id or 0])
+
+
+def _my_bid(session: Session, event: Event, auction: Auction, caller: Caller) -> MyBidView | None:
+    """The caller's live bid in the open round (a participant sees their own only)."""
+    if caller.participant is None:
+        return None
+    rnd = repo.get_round(session, auction.id, auction.current_round)
+    assert rnd is not None
+    mine = repo.live_bid_of(session, rnd.id, caller.participant.id)
+    if mine is None:
+        return None
+    combination = _combination_json(mine.combination_id, mine.cards, event.hand_ranking)
+    return {
+        "bid_id": mine.id,
+        "receipt": mine.receipt,
+        "round": rnd.number,
+        "combination": combination,
+    }
+
+
+def auction_view(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
     """The auction as `caller` may see it (sealed until each round closes, RULES.md I-7).
 
     Open round: everyone gets `bid_count`; the organiser also `bidders` (external
@@ -657,31 +931,29 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     with its `round`). `bid_count` is the open round's sealed bids, or, with no
     round open, all revealed bids. `tie` and `resolution` are those of the latest
     close (so a closed auction reads as its close response did).
+    Raises 404 `auction_not_found` (no such place).
     """
     _check_place(event, place)
     auction = repo.get_auction(session, event.id, place)
     if auction is None:
+        bidders: list[str] | None = [] if caller.organiser else None
         return {
             "place": place,
-            "status": "pending",
+            "status": AuctionStatus.PENDING,
             "round": None,
             "bid_count": 0,
-            "bidders": [] if caller.organiser else None,
+            "bidders": bidders,
         }
     round_rows = repo.rounds_of(session, auction.id)
-    if caller.organiser:  # the open round's bidders are named to the organiser only
-        ext = repo.external_ids(session, event.id)
-    else:  # only whom this view names: cost independent of the event's size
-        named = [p for r in round_rows for p in (r.eligible or [])]
-        ext = repo.external_ids_of(session, [*named, auction.winner_participant_id or 0])
+    ext = _named(session, event, auction, round_rows, caller)
     rounds = [_round_json(session, r, ext, caller) for r in round_rows]
     current = next((r for r in rounds if r["number"] == auction.current_round), None)
     closed = [r for r in rounds if r["status"] == "closed"]
     last = closed[-1] if closed else None
     live = current is not None and current["status"] == "open"
-    view: dict[str, Any] = {
+    view: AuctionView = {
         "place": place,
-        "status": auction.status,
+        "status": AuctionStatus(auction.status),
         "round": auction.current_round,
         # open round: its sealed bids so far; otherwise every revealed bid of every round
         "bid_count": current["bid_count"] if live else sum(r["bid_count"] for r in closed),
@@ -691,36 +963,30 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
         "resolution": last.get("resolution") if last else None,
         "rounds": rounds,
     }
-    if current is not None and current["status"] == "open":
-        if caller.organiser:
-            view["bidders"] = current.get("bidders", [])
-        elif caller.participant is not None:
-            rnd = repo.get_round(session, auction.id, auction.current_round)
-            assert rnd is not None
-            mine = repo.live_bid_of(session, rnd.id, caller.participant.id)
-            if mine is not None:
-                view["my_bid"] = {
-                    "bid_id": mine.id,
-                    "receipt": mine.receipt,
-                    "round": rnd.number,
-                    "combination": _combination_json(
-                        mine.combination_id, mine.cards, event.hand_ranking
-                    ),
-                }
-    view["bids"] = [b for r in closed for b in r["bids"]]
+    if live and caller.organiser:
+        assert current is not None
+        view["bidders"] = current.get("bidders", [])
+    elif live:
+        mine = _my_bid(session, event, auction, caller)
+        if mine is not None:
+            view["my_bid"] = mine
+    view["bids"] = [b for r in closed for b in r.get("bids", [])]
     return view
 
 
-def ceremony_view(session: Session, event: Event, caller: Caller) -> dict[str, Any]:
+def ceremony_view(session: Session, event: Event, caller: Caller) -> CeremonyView:
     """Every auction in ceremony order (lowest place first) as `caller` may see it, with
     `open` (the place open now, or None) and `next` (the place that may open next, or None
     when the ceremony is over or an auction is open)."""
     statuses = _statuses(session, event.id)
     order = rules.ceremony_order(event.award_places)
-    open_place = next((p for p in order if statuses.get(p) == "open"), None)
+    open_place = next((p for p in order if statuses.get(p) == AuctionStatus.OPEN), None)
     next_place = None
     if open_place is None:
-        next_place = next((p for p in order if statuses.get(p, "pending") == "pending"), None)
+        next_place = next(
+            (p for p in order if statuses.get(p, AuctionStatus.PENDING) == AuctionStatus.PENDING),
+            None,
+        )
     return {
         "open": open_place,
         "next": next_place,
@@ -778,55 +1044,25 @@ def verify_receipt(session: Session, event: Event, place: int, receipt: str) -> 
     }
 
 
-def results(session: Session, event: Event) -> dict[str, Any]:
+def results(session: Session, event: Event) -> Results:
     """Final results: each place (podium order 1, 2, 3) and every auction's revealed rounds."""
     ext = repo.external_ids(session, event.id)
     names = repo.participant_names(session, event.id)
     auctions = repo.auctions_of_event(session, event.id)
-    places: list[dict[str, Any]] = []
-    history: list[dict[str, Any]] = []
+    places = [
+        _place_result(session, place, auctions.get(place), ext, names)
+        for place in range(1, event.award_places + 1)
+    ]
+    history: list[AuctionHistory] = []
     caller = Caller(organiser=False)
-    for place in range(1, event.award_places + 1):
-        auction = auctions.get(place)
-        status = auction.status if auction else "pending"
-        entry: dict[str, Any] = {
-            "place": place,
-            "status": status,
-            "awarded": False,
-            "participant": None,
-            "name": None,
-            "combination": None,
-            "category": None,
-            "resolution": None,
-        }
-        if auction is not None and auction.status == "closed":
-            last = repo.get_round(session, auction.id, auction.current_round)
-            result = (last.result if last else None) or {}
-            entry["resolution"] = result.get("resolution")
-            if auction.winner_participant_id is not None:
-                entry.update(
-                    awarded=True,
-                    participant=ext.get(auction.winner_participant_id),
-                    name=names.get(auction.winner_participant_id),
-                )
-                winning = _winning_combination(session, auction)
-                if winning is not None:
-                    entry["combination"] = winning
-                    entry["category"] = winning["category"]
-        places.append(entry)
     for place in rules.ceremony_order(event.award_places):
         auction = auctions.get(place)
         if auction is None:
-            history.append({"place": place, "status": "pending", "rounds": []})
+            history.append({"place": place, "status": AuctionStatus.PENDING, "rounds": []})
             continue
         rounds = [_round_json(session, r, ext, caller) for r in repo.rounds_of(session, auction.id)]
-        history.append(
-            {
-                "place": place,
-                "status": auction.status,
-                "rounds": [r for r in rounds if r["status"] == "closed"],
-            }
-        )
+        closed = [r for r in rounds if r["status"] == "closed"]
+        history.append({"place": place, "status": _status(auction), "rounds": closed})
     return {
         "event_id": event.id,
         "hand_ranking": event.hand_ranking,
@@ -835,7 +1071,42 @@ def results(session: Session, event: Event) -> dict[str, Any]:
     }
 
 
-def _winning_combination(session: Session, auction: Auction) -> dict[str, Any] | None:
+def _place_result(
+    session: Session,
+    place: int,
+    auction: Auction | None,
+    ext: dict[int, str],
+    names: dict[int, str],
+) -> PlaceResult:
+    """One place of `results`: its winner, name, winning combination and resolution."""
+    entry: PlaceResult = {
+        "place": place,
+        "status": _status(auction),
+        "awarded": False,
+        "participant": None,
+        "name": None,
+        "combination": None,
+        "category": None,
+        "resolution": None,
+    }
+    if auction is None or auction.status != AuctionStatus.CLOSED:
+        return entry
+    last = repo.get_round(session, auction.id, auction.current_round)
+    entry["resolution"] = ((last.result if last else None) or {}).get("resolution")
+    if auction.winner_participant_id is not None:
+        entry.update(
+            awarded=True,
+            participant=ext.get(auction.winner_participant_id),
+            name=names.get(auction.winner_participant_id),
+        )
+        winning = _winning_combination(session, auction)
+        if winning is not None:
+            entry["combination"] = winning
+            entry["category"] = winning["category"]
+    return entry
+
+
+def _winning_combination(session: Session, auction: Auction) -> CombinationView | None:
     """The combination that won the place: the winner's bid in the deciding round."""
     for rnd in reversed(repo.rounds_of(session, auction.id)):
         for bid in (rnd.result or {}).get("bids", []):

@@ -149,8 +149,9 @@ def test_a_delivery_waiting_on_an_opening_auction_sees_it_open(engine, client, a
     decide from a snapshot taken before the opening committed."""
     if engine.dialect.name == "sqlite":
         pytest.skip("SQLite serialises all writers: there is no such interleaving")
-    from app.auctions.service import Caller, open_auction
+    from app.auctions.service import Caller
     from app.events.models import Event
+    from app.flows.ceremony import open_auction
 
     opening = Session(engine)
     event = opening.get(Event, world.id)
