@@ -519,6 +519,21 @@ def withdraw_bid(
     return {"bid_id": bid.id, "status": "withdrawn"}
 
 
+def allowed_bid_steps(
+    session: Session, event: Event, view: AuctionView, caller: Caller
+) -> dict[str, bool]:
+    """The bid buttons a page may show `caller` (a participant) for the auction `view`:
+    `may_bid` (`can_bid`, asked only while the auction is open) and `may_withdraw`
+    (`can_withdraw_bid` of their sealed bid `my_bid`, when they have one)."""
+    place = view["place"]
+    mine = view.get("my_bid")
+    return {
+        "may_bid": view["status"] == AuctionStatus.OPEN and can_bid(session, event, place, caller),
+        "may_withdraw": mine is not None
+        and can_withdraw_bid(session, event, place, caller, mine["bid_id"]),
+    }
+
+
 # ----------------------------------------------------------------------- close
 
 

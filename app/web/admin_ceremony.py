@@ -1,7 +1,8 @@
-"""The ceremony page's organiser steps (issue 16): only the next auction may open (and
-only after the close), the one close that can be undone, and the bid on behalf of a
-participant (who may bid now, and that participant's usable combinations, both from
-the auctions service's rules).
+"""The ceremony page's organiser steps (issue 16): each auction's buttons are the steps the
+auctions service allows now (`can_open_auction`, `can_close_auction`, `can_undo_close`:
+only the next auction may open, and only after the close; the one close that can be
+undone), and the bid on behalf of a participant (who may bid now, `rules.may_bid`, and
+that participant's usable combinations, `usable_combination_ids`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from urllib.parse import quote
 from sqlalchemy.orm import Session
 
 from app.auctions import repository as auction_repo
+from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.auctions.shapes import AuctionView, current_eligible
 from app.core.db import utcnow
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -20,39 +23,47 @@ from app.events.models import Event
 from app.feed import service as feed_service
 
 
-def _undoable(views: list[dict[str, Any]]) -> int | None:
-    """The place whose last close may be undone (`auction_service.undo_close`): an open
-    tie-break round without bids, else the last closed auction while the next is pending."""
-    for view in views:
-        if view["status"] == "open":
-            return view["place"] if (view["round"] or 1) > 1 and not view["bid_count"] else None
-    closed = [i for i, view in enumerate(views) if view["status"] == "closed"]
-    return views[closed[-1]]["place"] if closed else None
+def allowed_steps(session: Session, event: Event, views: list[AuctionView]) -> dict[int, dict]:
+    """place -> {"open", "close", "undo": bool}: the organiser's buttons the service's
+    `can_x` functions allow now (the page shows no other)."""
+    return {
+        view["place"]: {
+            "open": auction_service.can_open_auction(session, event, view["place"]),
+            "close": auction_service.can_close_auction(session, event, view["place"]),
+            "undo": auction_service.can_undo_close(session, event, view["place"]),
+        }
+        for view in views
+    }
 
 
-def _bidders(session: Session, event: Event, view: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """(external id, name) of those who may bid in the open round: not a winner
-    (RULES.md I-8); in a tie-break round, the tied bidders only (I-9)."""
+def _bidders(session: Session, event: Event, view: AuctionView | None) -> list[tuple[str, str]]:
+    """(external id, name) of those who may bid in the open round (`rules.may_bid`: not
+    a winner, RULES.md I-8; in a tie-break round, the tied bidders only, I-9)."""
     if view is None:
         return []
     winners = set(
         auction_repo.external_ids_of(session, auction_repo.winner_ids(session, event.id)).values()
     )
-    current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)
-    eligible = current.get("eligible") if current else None
+    eligible = current_eligible(view)
     return [
         (p.external_id, p.name)
         for p in events_repo.participants(session, event.id)
-        if p.external_id not in winners and (eligible is None or p.external_id in eligible)
+        if auction_rules.may_bid(
+            auction_status=view["status"],
+            bidder=p.external_id,
+            winners=winners,
+            round_eligible=eligible,
+        )
     ]
 
 
 def ceremony_context(
-    session: Session, event: Event, views: list[dict[str, Any]], chosen: str | None
+    session: Session, event: Event, views: list[AuctionView], chosen: str | None
 ) -> dict[str, Any]:
     """What the ceremony page adds to the auctions' views: `course_open` with the closing
-    time in event time, `next_place` (the one auction that may open), `undo_place`, the
-    open auction's `bidders`, the `chosen` bidder and their usable combinations."""
+    time in event time, `next_place` (the auction next in order), `allowed` (each place's
+    open / close / undo buttons, `allowed_steps`), the open auction's `bidders`, the
+    `chosen` bidder and their usable combinations."""
     open_view = next((v for v in views if v["status"] == "open"), None)
     next_place = None
     if open_view is None:
@@ -69,7 +80,7 @@ def ceremony_context(
         "course_open": utcnow() < event.closes_at,
         "closes_local": events_service.local_time(event, event.closes_at),
         "next_place": next_place,
-        "undo_place": _undoable(views),
+        "allowed": allowed_steps(session, event, views),
         "open_place": open_view["place"] if open_view else None,
         "bidders": bidders,
         "chosen": chosen if chosen_name else None,

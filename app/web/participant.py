@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.auctions.shapes import current_eligible
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
@@ -445,9 +446,10 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     # data is a small query set of its own)
     names = live_snapshots.names_in_views(session, event.id, views)
     for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
-        current = next((r for r in view.get("rounds", []) if r["number"] == view["round"]), None)
-        eligible = current.get("eligible") if current else None
+        eligible = current_eligible(view)
         view["tie_break_only"] = eligible is not None and participant.external_id not in eligible
+        allowed = auction_service.allowed_bid_steps(session, event, view, caller)
+        view.update(allowed)  # the bid and withdraw buttons the page may show
     return {
         "event": event,
         "auctions": views,
