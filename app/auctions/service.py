@@ -534,9 +534,6 @@ def allowed_bid_steps(
     }
 
 
-# ----------------------------------------------------------------------- close
-
-
 def usable_combination_ids(session: Session, event: Event, participant_id: int) -> set[int]:
     """Ids of the participant's combinations that may still be bid
     (`rules.usable_combination_ids`: saved inside the course window, never put into a
@@ -552,6 +549,9 @@ def _usable(event: Event, combinations: list[Combination], used: set[int]) -> li
         closes_at=event.closes_at,
         used_combinations=used,
     )
+
+
+# ----------------------------------------------------------------------- close
 
 
 def verify_close_auction(
