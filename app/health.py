@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import Engine, text
 
-from app.core.errors import problem_response
+from app.core.problems import problem_response
 
 router = APIRouter(tags=["health"])
 

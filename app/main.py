@@ -11,11 +11,11 @@ from app import health
 from app.auctions.endpoints import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
-from app.core.errors import install_error_handlers
 from app.core.guard import SignInGuardMiddleware
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
+from app.core.problems import install_error_handlers
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.flows import endpoints as flows_endpoints

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.db import Base, utcnow
 from app.core.deps import database_slots
-from app.core.errors import problem_response
+from app.core.problems import problem_response
 from app.core.security import hash_token, new_token
 
 FAILED_FLAG = "auth_failed"

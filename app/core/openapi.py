@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.core.errors import PROBLEM_MEDIA_TYPE
+from app.core.problems import PROBLEM_MEDIA_TYPE
 
 PROBLEM_STATUSES: dict[int, str] = {
     400: "The request body cannot be parsed (`bad_request`)",

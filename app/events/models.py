@@ -19,8 +19,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, utcnow
 
-EVENT_STATUSES = ("draft", "course_open", "course_closed", "ceremony", "finished")
-
 
 class Event(Base):
     """A rogaine: course window (UTC, shown in `timezone`), ranking preset, codes, places."""

@@ -9,8 +9,10 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
-from app.events.models import EVENT_STATUSES
 from app.poker.cards import DECK
+
+# The statuses of an event in their order; an event only ever moves forward.
+EVENT_STATUSES = ("draft", "course_open", "course_closed", "ceremony", "finished")
 
 
 def status_index(status: str) -> int:

@@ -47,7 +47,7 @@ class TakesBatchCreate(BaseModel):
 
 class ItemError(BaseModel):
     """The error of one batch item: an RFC 9457 problem object (as the problem
-    responses, `app.core.errors.problem_body`) plus `fields` (the invalid fields)."""
+    responses, `app.core.problems.problem_body`) plus `fields` (the invalid fields)."""
 
     type: str
     title: str

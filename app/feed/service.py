@@ -31,8 +31,8 @@ from app.core.errors import (
     NotFound,
     TooManyRequests,
     Unprocessable,
-    problem_body,
 )
+from app.core.problems import problem_body
 from app.events.codes import normalize_code
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed import repository as repo

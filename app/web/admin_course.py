@@ -20,7 +20,8 @@ from app.core.errors import AppError
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.deps import EventDep
-from app.events.models import EVENT_STATUSES, Event
+from app.events.models import Event
+from app.events.rules import EVENT_STATUSES
 from app.events.schemas import EventUpdate
 from app.feed import service as feed_service
 from app.flows import course as course_flow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.events.models import EVENT_STATUSES
+from app.events.rules import EVENT_STATUSES
 from app.feed.rules import REASONS
 from app.poker.evaluator import CATEGORIES
 from app.web.i18n import MESSAGES, translate

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.events.models import EVENT_STATUSES
+from app.events.rules import EVENT_STATUSES
 from app.feed.rules import REASONS
 from app.feed.service import ORGANISER_SOURCE, PHONE_SOURCE
 from app.poker.evaluator import CATEGORIES
