@@ -34,7 +34,7 @@ from app.web import offline as offline_pages
 from app.web import participant as participant_pages
 from app.web.forms import install_page_error_handlers
 from app.web.sessions import has_organiser_session, organiser_session_id
-from app.web.templating import STATIC_DIR
+from app.web.templating import STATIC_DIR, render_sheet
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -96,6 +96,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(poker.router)
     app.state.organiser_session_check = has_organiser_session
     app.state.throttled_page = common_pages.throttled_page
+    app.state.render_sheet = render_sheet  # app.events.printing renders through it
     app.include_router(events_endpoints.router)
     return app
 

@@ -1,11 +1,15 @@
 """Printable A4 sheets (HTML with print CSS): CP QR posters and participant cards.
 
 Sheets are in the page language (cookie `lang`, Russian by default), as the pages are.
+This module builds what a sheet shows; the page renderer of the web layer turns it into
+HTML. `create_app` installs that renderer as `app.state.render_sheet`
+(`app.web.templating.render_sheet`), so the events domain never imports `app.web`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -14,7 +18,9 @@ from markupsafe import Markup
 from app.events.models import Checkpoint, Event
 from app.events.qr import personal_url, qr_svg, take_url
 from app.events.service import NewParticipant
-from app.web.templating import page_context, templates
+
+# (request, template name, context) -> the rendered page, in the request's language.
+SheetRenderer = Callable[[Request, str, dict[str, Any]], HTMLResponse]
 
 # Side of a CP's printed QR code. Scanning distance is about ten times the code's
 # side, so 10 cm reads from about 1 m (the issue asks for 1 m, at least 6 cm);
@@ -34,11 +40,8 @@ def checkpoint_sheet(
         {"number": cp.number, "qr": Markup(qr_svg(take_url(base_url, cp.code)))}
         for cp in checkpoints
     ]
-    return templates.TemplateResponse(
-        request,
-        "print/checkpoints.html",
-        {**page_context(request), "event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM},
-    )
+    context = {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM}
+    return _render(request, "print/checkpoints.html", context)
 
 
 def participant_cards(
@@ -57,8 +60,10 @@ def participant_cards(
                 "save_codes": new.save_codes,
             }
         )
-    return templates.TemplateResponse(
-        request,
-        "print/participant_cards.html",
-        {**page_context(request), "event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM},
-    )
+    context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM}
+    return _render(request, "print/participant_cards.html", context)
+
+
+def _render(request: Request, template: str, context: dict[str, Any]) -> HTMLResponse:
+    render: SheetRenderer = request.app.state.render_sheet
+    return render(request, template, context)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request
+from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.events.codes import normalize_code
@@ -77,6 +78,12 @@ def page_context(request: Request) -> dict[str, Any]:
         "card": partial(display_card, lang=lang),
         "card_colour": card_colour,
     }
+
+
+def render_sheet(request: Request, name: str, context: dict[str, Any]) -> HTMLResponse:
+    """A printable sheet (`app.events.printing`): the template with `page_context` (the
+    caller's values win); installed by `create_app` as `app.state.render_sheet`."""
+    return templates.TemplateResponse(request, name, {**page_context(request), **context})
 
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
