@@ -122,7 +122,7 @@ def read_changes(
 def feed_counters(session: Session, event_id: int) -> dict[str, Any]:
     """The dashboard's counters (organiser only), as the dashboard page shows them."""
     from app.core.db import utcnow
-    from app.web.admin import dashboard_numbers  # the one place these counters are computed
+    from app.flows.dashboard import dashboard_numbers  # the one place these are computed
 
     event = session.get(Event, event_id)
     assert event is not None

@@ -7,7 +7,7 @@ session is sent to `/admin/login`. Every form carries a CSRF token tied to the s
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -33,6 +33,7 @@ from app.feed import service as feed_service
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
+from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
 from app.web import admin_ceremony, sessions
 from app.web.common import local_path, quoted, redirect_exception, render, see_other
@@ -115,7 +116,6 @@ def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response
 
 # --- event pages -------------------------------------------------------------------
 
-TAKES_RATE_WINDOW = timedelta(minutes=10)
 KEY_FLASH_COOKIE = "rp_new_key"
 
 
@@ -159,22 +159,6 @@ def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
     if now < event.closes_at:
         return "open", event.closes_at
     return "closed", None
-
-
-def dashboard_numbers(session: Session, event: Event, now: datetime) -> dict[str, Any]:
-    """Counters of the dashboard, all read from the database (no process memory)."""
-    total = feed_service.log(session, event, limit=1).total
-    recent = feed_service.log(session, event, taken_from=now - TAKES_RATE_WINDOW, limit=1).total
-    warnings = feed_service.warnings(session, event, now=now)
-    return {
-        "participants": events_repo.participant_count(session, event.id),
-        "takes_total": total,
-        "takes_per_minute": round(recent / (TAKES_RATE_WINDOW.total_seconds() / 60), 1),
-        "unsaved_hands": len(warnings.unsaved_hands),
-        "unknown_codes": len(warnings.unknown_codes),
-        "hand_full": sum(w.count for w in warnings.hand_full),
-        "warnings": warnings,
-    }
 
 
 @router.get("/events/{event_id}")

@@ -46,7 +46,7 @@ from app.feed import service as feed_service
 from app.feed.schemas import ParticipantStateRead, StateTake
 from app.flows import log_chain
 from app.live import hub as live_hub
-from app.live import pages as live_pages
+from app.web import live_texts
 from app.live import snapshots as live_snapshots
 from app.poker.evaluator import partial_value
 from app.web import sessions
@@ -476,7 +476,7 @@ def ceremony(request: Request, session: SessionDep) -> Response:
         "participant": participant,
         "notice": translate(lang, f"ceremony.{done}") if done else None,
         "error": translate(lang, f"error.{error}") if error else None,
-        "live_text": live_pages.closed_auction_texts(lang),
+        "live_text": live_texts.closed_auction_texts(lang),
         **ceremony_context(session, participant),
     }
     return render(request, "participant/ceremony.html", context)
