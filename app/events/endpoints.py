@@ -40,6 +40,7 @@ from app.events.schemas import (
     ShuffleRequest,
 )
 from app.flows import course as course_flow
+from app.flows import event_setup
 from app.flows.schemas import EventChanged
 
 router = APIRouter(prefix="/api/v1", tags=["events"])
@@ -197,7 +198,7 @@ def put_checkpoints(
     Codes not given are generated (a CP number that existed keeps its codes).
     """
     rows = [DeckRow(**item.model_dump()) for item in data.checkpoints]
-    checkpoints = event_service.set_deck(
+    checkpoints = event_setup.set_deck(
         session, event, rows, event_service.json_locator("checkpoints")
     )
     return _deck(event.deck_seed, checkpoints, settings.base_url)
@@ -212,7 +213,7 @@ def shuffle_checkpoints(
     _: OrganiserDep,
 ) -> DeckRead:
     """Deal a shuffled deck from `seed` (random when null); the seed is recorded."""
-    checkpoints = event_service.shuffle_deck(session, event, data.seed)
+    checkpoints = event_setup.shuffle_deck(session, event, data.seed)
     return _deck(event.deck_seed, checkpoints, settings.base_url)
 
 
@@ -224,7 +225,7 @@ def import_checkpoints(
 ) -> DeckRead:
     """Set the deck from CSV `number, card, lat, lon, hint`; 422 `csv_invalid` names
     each bad row (header = row 1) and field, and nothing is stored."""
-    checkpoints = event_service.import_checkpoints_csv(session, event, text)
+    checkpoints = event_setup.import_checkpoints_csv(session, event, text)
     return _deck(event.deck_seed, checkpoints, settings.base_url)
 
 
@@ -420,7 +421,7 @@ def delete_participant(
 ) -> Response:
     """Delete a participant who has no takes (409 `participant_has_takes` otherwise)."""
     participant = event_service.get_participant(session, event, external_id)
-    event_service.delete_participant(session, event, participant)
+    event_setup.delete_participant(session, event, participant)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

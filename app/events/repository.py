@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Integer, cast, delete, exists, func, insert, select
+from sqlalchemy import Integer, cast, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from app.events.models import Checkpoint, Event, Participant, SaveCode
-from app.feed.models import Take
 
 
 def list_events(session: Session) -> Sequence[Event]:
@@ -49,14 +48,6 @@ def checkpoint_by_number(session: Session, event_id: int, number: int) -> Checkp
     return session.scalar(
         select(Checkpoint).where(Checkpoint.event_id == event_id, Checkpoint.number == number)
     )
-
-
-def event_has_takes(session: Session, event_id: int) -> bool:
-    return bool(session.scalar(select(exists().where(Take.event_id == event_id))))
-
-
-def participant_has_takes(session: Session, participant_id: int) -> bool:
-    return bool(session.scalar(select(exists().where(Take.participant_id == participant_id))))
 
 
 def cp_codes_elsewhere(session: Session, event_id: int, codes: Sequence[str]) -> set[str]:

@@ -374,14 +374,6 @@ def _validate_deck(
     return [card for card in cards if card is not None], codes, discard_codes
 
 
-def _ensure_deck_editable(session: Session, event: Event) -> None:
-    if repository.event_has_takes(session, event.id):
-        raise Conflict(
-            "Takes are already recorded for this event; the deck cannot change.",
-            code="deck_in_play",
-        )
-
-
 def _replace_deck(
     session: Session,
     event: Event,
@@ -441,10 +433,10 @@ def set_deck(
 ) -> list[Checkpoint]:
     """Set the deck explicitly (JSON `PUT` or CSV import): all rows or nothing.
 
-    Raises Conflict `deck_in_play` once takes exist, Unprocessable `deck_invalid`
-    (422, `errors` naming each item/row and field). Clears `event.deck_seed`.
+    Raises Unprocessable `deck_invalid` (422, `errors` naming each item/row and field).
+    Clears `event.deck_seed`. Callers check first that no take is recorded
+    (`app.flows.event_setup.set_deck`: Conflict `deck_in_play`).
     """
-    _ensure_deck_editable(session, event)
     cards, codes, discard_codes = _validate_deck(session, event, rows, locate)
     checkpoints = _replace_deck(session, event, rows, cards, codes, discard_codes)
     event.deck_seed = None
@@ -476,9 +468,9 @@ def import_checkpoints_csv(
     """Set the deck from CSV `number, card, lat, lon, hint` (header row first).
 
     All or nothing: Unprocessable `csv_invalid` (422) with `errors` =
-    [{"row", "field", "msg"}] for every bad field, row order; Conflict `deck_in_play`.
+    [{"row", "field", "msg"}] for every bad field, row order. Callers check first that no
+    take is recorded (`app.flows.event_setup`: Conflict `deck_in_play`).
     """
-    _ensure_deck_editable(session, event)
     parsed, errors = parse_checkpoints_csv(text)
     rows = [row for _, row in parsed]
     locate = row_locator([line for line, _ in parsed])
@@ -503,9 +495,9 @@ def shuffle_deck(
 
     Existing CPs keep their numbers, coordinates, hints and codes and get new
     cards; without CPs, CPs 1–54 are created (no coordinates). Same seed, same
-    deal (`rules.deal`). Raises Conflict `deck_in_play` once takes exist.
+    deal (`rules.deal`). Callers check first that no take is recorded
+    (`app.flows.event_setup.shuffle_deck`: Conflict `deck_in_play`).
     """
-    _ensure_deck_editable(session, event)
     if seed is None:
         seed = secrets.randbelow(2**63)
     existing = repository.checkpoints(session, event.id)
@@ -856,13 +848,9 @@ def update_participant(
 def delete_participant(
     session: Session, event: Event, participant: Participant, actor: str = ORGANISER
 ) -> None:
-    """Delete a participant and their save codes; Conflict `participant_has_takes` (409)
-    once any take of theirs is recorded (the take log is never deleted)."""
-    if repository.participant_has_takes(session, participant.id):
-        raise Conflict(
-            "The participant has takes recorded and cannot be deleted.",
-            code="participant_has_takes",
-        )
+    """Delete a participant and their save codes. Callers check first that no take of
+    theirs is recorded (`app.flows.event_setup.delete_participant`: Conflict
+    `participant_has_takes`; the take log is never deleted)."""
     external_id = participant.external_id
     repository.delete_save_codes(session, participant.id)
     session.delete(participant)

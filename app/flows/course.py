@@ -19,12 +19,12 @@ from app.auctions import repository as auction_repo
 from app.core import audit
 from app.core.db import utcnow
 from app.core.errors import Conflict
-from app.events import repository as events_repo
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
 from app.events.schemas import EventUpdate
 from app.feed import service as feed_service
+from app.flows import event_setup
 from app.flows.schemas import EventChanged, ReplayRead
 
 JUDGING_FIELDS = ("opens_at", "closes_at", "hand_ranking")  # what the feed's outcomes rest on
@@ -52,9 +52,25 @@ def _replay(session: Session, event: Event, actor: str) -> ReplayRead:
     """Replay the feed of `event` (RULES.md I-4) as the window or preset now say; zeros
     when no take is recorded."""
     summary = feed_service.ReplaySummary()
-    if events_repo.event_has_takes(session, event.id):
+    if event_setup.has_takes(session, event):
         summary = feed_service.replay_event(session, event, actor=actor)
     return ReplayRead(**vars(summary))
+
+
+def _changes_judging(event: Event, data: EventUpdate) -> bool:
+    """True when `data` sets a window bound or the ranking preset to a new value."""
+    changes = data.model_dump(exclude_unset=True)
+    return any(
+        field in changes and changes[field] != current
+        for field, current in zip(JUDGING_FIELDS, _judged_by(event), strict=True)
+    )
+
+
+def replays(session: Session, event: Event, data: EventUpdate) -> bool:
+    """True when applying `data` would replay recorded takes (RULES.md I-4): it changes
+    the window or the ranking preset and takes are recorded. A page asks the organiser
+    to confirm such a change after showing its preview (`change_event(dry_run=True)`)."""
+    return _changes_judging(event, data) and event_setup.has_takes(session, event)
 
 
 def _answer(
@@ -80,11 +96,7 @@ def change_event(
     has begun, and the problems of `update_event`. With `dry_run` nothing is stored.
     """
     before = _judged_by(event)
-    changes = data.model_dump(exclude_unset=True)
-    if any(
-        field in changes and changes[field] != current
-        for field, current in zip(JUDGING_FIELDS, before, strict=True)
-    ):
+    if _changes_judging(event, data):
         feed_service.ensure_feed_open(session, event)
 
     def work() -> EventChanged:

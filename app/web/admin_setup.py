@@ -40,6 +40,7 @@ from app.events.schemas import (
 from app.feed import repository as feed_repo
 from app.feed.rules import PlayState
 from app.flows import course as course_flow
+from app.flows import event_setup
 from app.web import sessions
 from app.web.admin import AdminPage, local
 from app.web.admin_course import replay_lines
@@ -182,7 +183,7 @@ def event_settings(
         "event": event,
         "section": "settings",
         "defaults": event_form_values(event),
-        "has_takes": events_repo.event_has_takes(session, event.id),
+        "has_takes": event_setup.has_takes(session, event),
         "opens": local(event.opens_at, event),
         "closes": local(event.closes_at, event),
     }
@@ -223,10 +224,7 @@ def update_event(
             save_codes_per_participant=save_codes_per_participant,  # type: ignore[arg-type]
             award_places=award_places,  # type: ignore[arg-type]
         )
-        replays = data.hand_ranking != event.hand_ranking and events_repo.event_has_takes(
-            session, event.id
-        )
-        if replays and confirm != "1":
+        if course_flow.replays(session, event, data) and confirm != "1":
             preview = course_flow.change_event(session, event, data, dry_run=True)
             lines = replay_lines(negotiate(request), preview.replay, applied=False)
             context = {"event": event, "section": "settings", "fields": values, "lines": lines}
@@ -248,7 +246,7 @@ def checkpoints_page(
         "event": event,
         "section": "checkpoints",
         "checkpoints": events_repo.checkpoints(session, event.id),
-        "deck_locked": events_repo.event_has_takes(session, event.id),
+        "deck_locked": event_setup.has_takes(session, event),
     }
     return page(request, "admin/checkpoints.html", context)
 
@@ -257,7 +255,7 @@ def checkpoints_page(
 def shuffle_deck(
     event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, seed: Text = ""
 ) -> Response:
-    """Deal a shuffled deck (`events.service.shuffle_deck`); an empty seed draws one."""
+    """Deal a shuffled deck (`flows.event_setup.shuffle_deck`); an empty seed draws one."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url, {"seed": seed}):
         try:
@@ -271,7 +269,7 @@ def shuffle_deck(
             raise Unprocessable(
                 "The seed is out of range.", errors=[{"field": "seed", "msg": "0 to 2^63-1"}]
             )
-        events_service.shuffle_deck(session, event, number)
+        event_setup.shuffle_deck(session, event, number)
     return done(url, "deck_shuffled")
 
 
@@ -297,7 +295,7 @@ def import_checkpoints(
     errors by row on the page)."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url):
-        events_service.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
+        event_setup.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
     return done(url, "deck_imported")
 
 
@@ -468,5 +466,5 @@ def remove_participant(
     url = event_url(event, "/participants")
     with redirect_on_error(url):
         participant = events_service.get_participant(session, event, external_id)
-        events_service.delete_participant(session, event, participant)
+        event_setup.delete_participant(session, event, participant)
     return done(url, "participant_removed")

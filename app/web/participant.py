@@ -46,10 +46,9 @@ from app.feed import service as feed_service
 from app.feed.schemas import ParticipantStateRead, StateTake
 from app.flows import log_chain
 from app.live import hub as live_hub
-from app.web import live_texts
 from app.live import snapshots as live_snapshots
 from app.poker.evaluator import partial_value
-from app.web import sessions
+from app.web import live_texts, sessions
 from app.web.common import render, see_other
 from app.web.i18n import negotiate, translate
 from app.web.templating import STATIC_DIR

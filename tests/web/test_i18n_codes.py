@@ -17,6 +17,8 @@ from app.web.i18n import BASE_KEYS, MESSAGES, SETUP_MESSAGES, label, translate
 APP = Path(__file__).resolve().parents[2] / "app"
 # Domains whose errors reach the organiser's and participants' pages (not the table games).
 PAGE_DOMAINS = ("events", "feed", "auctions", "web")
+# Flows whose errors reach the pages too (the archive import is API only).
+PAGE_FLOWS = ("course.py", "ceremony.py", "dashboard.py", "event_setup.py")
 ERROR_CODE = re.compile(r'code="([a-z_]+)"')
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
@@ -26,6 +28,8 @@ def raised_codes() -> set[str]:
     for domain in PAGE_DOMAINS:
         for path in (APP / domain).glob("*.py"):
             codes |= set(ERROR_CODE.findall(path.read_text(encoding="utf-8")))
+    for name in PAGE_FLOWS:
+        codes |= set(ERROR_CODE.findall((APP / "flows" / name).read_text(encoding="utf-8")))
     return codes
 
 
