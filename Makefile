@@ -25,6 +25,7 @@ run: migrate
 
 test: install-dev
 	$(BIN)/ruff check app tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install-dev
