@@ -144,22 +144,50 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
             select(Participant.id, Participant.external_id).where(Participant.event_id == event.id)
         ).all()
     )
-    numbers = dict(
-        session.execute(
-            select(Checkpoint.id, Checkpoint.number).where(Checkpoint.event_id == event.id)
-        ).all()
-    )
     states = session.execute(
         select(ParticipantState.participant_id, ParticipantState.state).where(
             ParticipantState.event_id == event.id
         )
     ).all()
+    return {
+        "log": {"head": heads.head, "takes": heads.takes, "bids": heads.bids},
+        "states": {external[pid]: _utc_state(state) for pid, state in states},
+        "combinations": _stored_combinations(session, event, external),
+        "outcomes": _stored_outcomes(session, event),
+        "results": without_ids(auction_service.results(session, event)),
+    }
+
+
+def _stored_combinations(
+    session: Session, event: Event, external: dict[int, str]
+) -> list[dict[str, Any]]:
+    """The event's saved combinations by id: take id, participant's external id, cards."""
     combinations = session.execute(
         select(
             Combination.id, Combination.participant_id, Combination.cards,
             Combination.category, Combination.deal, Combination.saved_at,
         ).where(Combination.event_id == event.id).order_by(Combination.id)
     ).all()  # fmt: skip
+    return [
+        {
+            "take": c.id,
+            "participant": external[c.participant_id],
+            "cards": c.cards,
+            "category": c.category,
+            "deal": c.deal,
+            "saved_at": c.saved_at.isoformat(),
+        }
+        for c in combinations
+    ]
+
+
+def _stored_outcomes(session: Session, event: Event) -> list[dict[str, Any]]:
+    """Every take's outcome by take id, its CP as a number, its last change."""
+    numbers = dict(
+        session.execute(
+            select(Checkpoint.id, Checkpoint.number).where(Checkpoint.event_id == event.id)
+        ).all()
+    )
     outcomes = session.execute(
         select(
             TakeOutcome.take_id, TakeOutcome.kind, TakeOutcome.outcome, TakeOutcome.reason,
@@ -170,38 +198,22 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
         .where(Take.event_id == event.id)
         .order_by(TakeOutcome.take_id)
     ).all()  # fmt: skip
-    return {
-        "log": {"head": heads.head, "takes": heads.takes, "bids": heads.bids},
-        "states": {external[pid]: _utc_state(state) for pid, state in states},
-        "combinations": [
-            {
-                "take": c.id,
-                "participant": external[c.participant_id],
-                "cards": c.cards,
-                "category": c.category,
-                "deal": c.deal,
-                "saved_at": c.saved_at.isoformat(),
-            }
-            for c in combinations
-        ],
-        "outcomes": [
-            {
-                "take": o.take_id,
-                "kind": o.kind,
-                "outcome": o.outcome,
-                "reason": o.reason,
-                "card": o.card,
-                "checkpoint": numbers.get(o.checkpoint_id),
-                "deal": o.deal,
-                "round": o.round,
-                "previous_outcome": o.previous_outcome,
-                "previous_reason": o.previous_reason,
-                "changed_at": _json(o.changed_at),
-            }
-            for o in outcomes
-        ],
-        "results": without_ids(auction_service.results(session, event)),
-    }
+    return [
+        {
+            "take": o.take_id,
+            "kind": o.kind,
+            "outcome": o.outcome,
+            "reason": o.reason,
+            "card": o.card,
+            "checkpoint": numbers.get(o.checkpoint_id),
+            "deal": o.deal,
+            "round": o.round,
+            "previous_outcome": o.previous_outcome,
+            "previous_reason": o.previous_reason,
+            "changed_at": _json(o.changed_at),
+        }
+        for o in outcomes
+    ]
 
 
 def _utc_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -333,7 +345,33 @@ def _unique_violation(exc: IntegrityError) -> bool:
 
 
 def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tuple[Event, _Ids]:
+    """Insert the archive's rows under new ids: the event and its feed (replayed), then
+    the ceremony, the audit trail, and last the event's status and freeze."""
     ids = _Ids()
+    event = _restore_event_and_feed(session, archive, ids, actor)
+    _restore_ceremony(session, archive, ids, event.id)
+    _insert(session, AuditEntry.__table__, archive["audit"], ids, _of_event(event.id))
+    source = archive["event"]
+    session.execute(
+        update(Event)
+        .where(Event.id == event.id)
+        .values(
+            status=source["status"],
+            feed_frozen_at=_typed(Event.__table__, source).get("feed_frozen_at"),
+        )
+    )
+    session.expire_all()
+    return event, ids
+
+
+def _of_event(event_id: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda row: {**row, "event_id": event_id}
+
+
+def _restore_event_and_feed(
+    session: Session, archive: dict[str, Any], ids: _Ids, actor: str
+) -> Event:
+    """The event, its deck, participants, keys and take log; then the feed is rebuilt."""
     source = archive["event"]
     # The event starts unfrozen so that the feed can be replayed; its status and freeze
     # are restored once the replay is done.
@@ -341,9 +379,7 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
     _insert(session, Event.__table__, [event_values], ids, lambda r: r)
     event_id = ids("event", source["id"])
     assert event_id is not None
-
-    def of_event(row: dict[str, Any]) -> dict[str, Any]:
-        return {**row, "event_id": event_id}
+    of_event = _of_event(event_id)
 
     def of_participant(row: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -367,7 +403,12 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
     event = session.get(Event, event_id)
     assert event is not None
     feed_service.rebuild_event(session, event, actor=actor)
+    return event
 
+
+def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, event_id: int) -> None:
+    """Auctions, rounds, bids and withdrawals; then the rounds' results and the winners."""
+    of_event = _of_event(event_id)
     _insert(
         session, Auction.__table__, archive["auctions"], ids,
         lambda r: {**of_event(r), "winner_participant_id": None, "winner_combination_id": None},
@@ -407,17 +448,6 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
                     winner_combination_id=ids("take", row["winner_combination_id"]),
                 )
             )
-    _insert(session, AuditEntry.__table__, archive["audit"], ids, of_event)
-    session.execute(
-        update(Event)
-        .where(Event.id == event_id)
-        .values(
-            status=source["status"],
-            feed_frozen_at=_typed(Event.__table__, source).get("feed_frozen_at"),
-        )
-    )
-    session.expire_all()
-    return event, ids
 
 
 def _map_list(ids: _Ids, table: str, values: Iterable[int] | None) -> list[int] | None:
@@ -435,11 +465,23 @@ def _map_result(ids: _Ids, result: dict[str, Any]) -> dict[str, Any]:
 
 def _differences(session: Session, event: Event, expected: dict[str, Any], ids: _Ids) -> list[str]:
     """What the restored event does not reproduce, named in the archive's ids."""
-    differences: list[str] = []
     old = {
         table: {new: old for old, new in ids.maps.get(table, {}).items()}
         for table in ("take", "take_void", "bid", "bid_withdrawal")
     }
+    differences = _log_differences(session, event, expected["log"], old)
+    differences += _replay_differences(session, event, expected, old["take"])
+    if not differences:
+        _restore_outcome_history(session, expected["outcomes"], ids)
+    return differences
+
+
+def _log_differences(
+    session: Session, event: Event, log: dict[str, Any], old: dict[str, dict[int, int]]
+) -> list[str]:
+    """The chains verified again, their recomputed head against the archived one and the
+    head fixed at the finish (`old`: new id -> archive id per table)."""
+    differences: list[str] = []
 
     def archived(label: str | None) -> str:
         if not label:
@@ -454,7 +496,6 @@ def _differences(session: Session, event: Event, expected: dict[str, Any], ids: 
             f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) does not "
             f"match its chain ({mismatch['problem']})"
         )
-    log = expected["log"]
     recomputed = (report["head"], report["takes"], report["bids"])
     if recomputed != (log["head"], log["takes"], log["bids"]):
         differences.append(
@@ -469,8 +510,16 @@ def _differences(session: Session, event: Event, expected: dict[str, Any], ids: 
     ):
         shown = fixed.get("head") if isinstance(fixed, dict) else fixed
         differences.append(f"fixed head: recomputed {report['head']}, archived {shown}")
+    return differences
+
+
+def _replay_differences(
+    session: Session, event: Event, expected: dict[str, Any], take_of: dict[int, int]
+) -> list[str]:
+    """The replayed states, combinations, outcomes and auction results against the
+    archived ones (`take_of`: new take id -> archive take id)."""
+    differences: list[str] = []
     replayed = expected_state(session, event)
-    take_of = old["take"]
     for state in replayed["states"].values():  # combination ids are save take ids
         for combination in state.get("combinations", []):
             combination["id"] = take_of.get(combination["id"], combination["id"])
@@ -498,8 +547,6 @@ def _differences(session: Session, event: Event, expected: dict[str, Any], ids: 
             differences.append(f"take {o['take']}: the replayed outcome differs")
     if replayed["results"] != expected["results"]:
         differences.append("auction results differ")
-    if not differences:
-        _restore_outcome_history(session, expected["outcomes"], ids)
     return differences
 
 
