@@ -672,13 +672,32 @@ def create_participants(
             code="participants_invalid",
             errors=errors,
         )
+    participants, tokens = _insert_participants(session, event, rows)
+    codes = _insert_save_codes(session, event, participants)
+    created = [
+        NewParticipant(p, token, own)
+        for p, token, own in zip(participants, tokens, codes, strict=True)
+    ]
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=actor,
+        action=action,
+        subject=f"event:{event.id}",
+        details={"external_ids": [new.participant.external_id for new in created]},
+    )
+    return created
+
+
+def _insert_participants(
+    session: Session, event: Event, rows: Sequence[ParticipantRow]
+) -> tuple[list[Participant], list[str]]:
+    """One bulk INSERT of the rows (missing external ids numbered after the highest
+    numeric one in use); the participants and their new access tokens, in row order."""
     used = repository.external_ids(session, event.id) | {
         row.external_id for row in rows if row.external_id
     }
     generated = iter(_next_external_ids(used, sum(row.external_id is None for row in rows)))
-    taken = repository.checkpoint_codes(session, event.id) | repository.save_codes(
-        session, event.id
-    )
     tokens = [new_token() for _ in rows]
     now = utcnow()
     values = [
@@ -696,6 +715,17 @@ def create_participants(
         participants = repository.insert_participants(session, values)
     except IntegrityError as exc:  # only if the lock was bypassed: never a 500
         raise Conflict("An external id is already taken.", code="external_id_taken") from exc
+    return participants, tokens
+
+
+def _insert_save_codes(
+    session: Session, event: Event, participants: Sequence[Participant]
+) -> list[list[str]]:
+    """The event's number of save codes for each participant, unique in the event and
+    distinct from every CP and discard code; one bulk INSERT."""
+    taken = repository.checkpoint_codes(session, event.id) | repository.save_codes(
+        session, event.id
+    )
     codes = [
         [unique_short_code(taken) for _ in range(event.save_codes_per_participant)]
         for _ in participants
@@ -708,19 +738,7 @@ def create_participants(
             for position, code in enumerate(own, start=1)
         ],
     )
-    created = [
-        NewParticipant(p, token, own)
-        for p, token, own in zip(participants, tokens, codes, strict=True)
-    ]
-    audit.record(
-        session,
-        event_id=event.id,
-        actor=actor,
-        action=action,
-        subject=f"event:{event.id}",
-        details={"external_ids": [new.participant.external_id for new in created]},
-    )
-    return created
+    return codes
 
 
 def import_participants_csv(

@@ -652,21 +652,14 @@ class LiarsHoldemState(GameState):
         if not self.showdown_order:
             self._finish_hand()
 
-    def _finish_hand(self) -> None:
-        """Settle every pot, record the hand, and start the next one (RULES.md §2.4, I-14)."""
-        assert self.button is not None and self.position is not None
-        if self.phase != "showdown":
-            self.returned = self._return_uncalled()
-        live = [self.in_hand[s] and not self.folded[s] for s in range(self.n)]
-        by_fold = sum(live) == 1
-        hands: dict[int, Hand] = {}
-        if not by_fold:
-            for seat in range(self.n):
-                if live[seat] and self.revealed[seat]:
-                    hands[seat] = best_hand(self.holes[seat] + self.board, self.position)
+    def _settle_pots(
+        self, live: list[bool], hands: dict[int, Hand], by_fold: bool, order: list[int]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Pay every pot to its best revealed hands (split evenly, the odd chip to the first
+        winner clockwise from the button); a pot no one may claim is forfeited. Returns the
+        pots as recorded in `last_hand` and the chips forfeited (RULES.md §2.4, I-14)."""
         pots = []
         forfeited = 0
-        order = self._clockwise(self.button + 1)
         for pot in compute_pots(self.contributed, live):
             claimants = [s for s in pot["eligible"] if by_fold or s in hands]
             shares: dict[int, int] = {}
@@ -691,6 +684,22 @@ class LiarsHoldemState(GameState):
                     "shares": [{"seat": s, "amount": a} for s, a in shares.items()],
                 }
             )
+        return pots, forfeited
+
+    def _finish_hand(self) -> None:
+        """Settle every pot, record the hand, and start the next one (RULES.md §2.4, I-14)."""
+        assert self.button is not None and self.position is not None
+        if self.phase != "showdown":
+            self.returned = self._return_uncalled()
+        live = [self.in_hand[s] and not self.folded[s] for s in range(self.n)]
+        by_fold = sum(live) == 1
+        hands: dict[int, Hand] = {}
+        if not by_fold:
+            for seat in range(self.n):
+                if live[seat] and self.revealed[seat]:
+                    hands[seat] = best_hand(self.holes[seat] + self.board, self.position)
+        order = self._clockwise(self.button + 1)
+        pots, forfeited = self._settle_pots(live, hands, by_fold, order)
         self.forfeited_total += forfeited
         self.last_hand = {
             "hand": self.hand_number,

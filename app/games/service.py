@@ -183,28 +183,7 @@ def act(
     if not isinstance(action.get("type"), str):
         raise IllegalAction("An action needs a string `type`.", _legal_for(loaded.state, viewer))
     state = loaded.state
-    acting: int | None
-    if viewer.role == "player":
-        if seat is not None and seat != viewer.seat:
-            raise Forbidden("A player token acts only for its own seat.", code="not_your_seat")
-        acting = viewer.seat
-    elif seat is None and action["type"] in {a["type"] for a in state.organiser_actions()}:
-        acting = None
-    elif seat is not None:
-        if not 0 <= seat < len(loaded.seats):
-            raise AppError(f"There is no seat {seat}.", code="seat_not_found", status=422)
-        acting = seat
-    else:
-        current = state.current_players()
-        if not current:
-            raise IllegalAction("No seat may act now.", [])
-        if len(current) != 1:
-            raise AppError(
-                "Several seats may act now: say which one with `seat`.",
-                code="seat_required",
-                status=422,
-            )
-        acting = current[0]
+    acting = _acting_seat(loaded, viewer, action, seat)
     if acting is None:
         state.apply_organiser_action(action)
     else:
@@ -223,6 +202,32 @@ def act(
         ) from exc
     loaded.seq += 1
     return loaded
+
+
+def _acting_seat(loaded: Loaded, viewer: Viewer, action: Action, seat: int | None) -> int | None:
+    """The seat `action` is applied for (None: the table's own action); the seat rules and
+    errors of `act`."""
+    state = loaded.state
+    if viewer.role == "player":
+        if seat is not None and seat != viewer.seat:
+            raise Forbidden("A player token acts only for its own seat.", code="not_your_seat")
+        return viewer.seat
+    if seat is None and action["type"] in {a["type"] for a in state.organiser_actions()}:
+        return None
+    if seat is not None:
+        if not 0 <= seat < len(loaded.seats):
+            raise AppError(f"There is no seat {seat}.", code="seat_not_found", status=422)
+        return seat
+    current = state.current_players()
+    if not current:
+        raise IllegalAction("No seat may act now.", [])
+    if len(current) != 1:
+        raise AppError(
+            "Several seats may act now: say which one with `seat`.",
+            code="seat_required",
+            status=422,
+        )
+    return current[0]
 
 
 def _legal_for(state: GameState, viewer: Viewer) -> list[Action]:
