@@ -161,6 +161,27 @@ def device_source(participant: Participant, device: str) -> str:
     return f"{PHONE_SOURCE_PREFIX}p{participant.id}-{device.removeprefix(PHONE_SOURCE_PREFIX)}"
 
 
+def _feed_items(
+    participant: Participant, source: str, takes: Sequence[Any], sent_at: datetime | None
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The phone's items as feed items (the participant's external id, the device source)
+    and the payload stored with each (the item and the batch's `sent_at`)."""
+    items = [
+        {**raw, "participant": participant.external_id, "source": source}
+        if isinstance(raw, dict)
+        else raw
+        for raw in takes
+    ]
+    payloads = [
+        {
+            **(item if isinstance(item, dict) else {"item": item}),
+            "sent_at": sent_at.isoformat() if sent_at else None,
+        }
+        for item in items
+    ]
+    return items, payloads
+
+
 def sync(
     session: Session,
     participant: Participant,
@@ -186,21 +207,8 @@ def sync(
     """
     event = session.get(Event, participant.event_id)
     assert event is not None
-    source = device_source(participant, source)
-    items = [
-        {**raw, "participant": participant.external_id, "source": source}
-        if isinstance(raw, dict)
-        else raw
-        for raw in takes
-    ]
+    items, payloads = _feed_items(participant, device_source(participant, source), takes, sent_at)
     received_at = utcnow()
-    payloads = [
-        {
-            **(item if isinstance(item, dict) else {"item": item}),
-            "sent_at": sent_at.isoformat() if sent_at else None,
-        }
-        for item in items
-    ]
     results = feed_service.ingest(
         session,
         event,

@@ -31,77 +31,98 @@ def _pretty(category: str | None) -> str:
 
 
 def render(result: SimulationResult) -> str:
-    """The report as text lines."""
+    """The report as text lines: podium, auctions, the feed, combinations, categories and
+    strategies, a blank line between sections."""
+    sections = (_podium, _auctions, _feed, _rejected, _combinations, _categories, _strategies)
     lines: list[str] = []
-    add = lines.append
-    add("Podium")
+    for section in sections:
+        if lines:
+            lines.append("")
+        lines.extend(section(result))
+    return "\n".join(lines)
+
+
+def _podium(result: SimulationResult) -> list[str]:
+    lines = ["Podium"]
     for row in sorted(result.podium, key=lambda r: r["place"]):
         place = PLACE_NAMES.get(row["place"], f"{row['place']}th")
         if row["winner"] is None:
-            add(f"  {place:4} not awarded (no bids)")
+            lines.append(f"  {place:4} not awarded (no bids)")
             continue
         cards = " ".join(row["cards"] or [])
-        add(
+        lines.append(
             f"  {place:4} #{row['winner']} {row['name']:<18} {cards:<20} {_pretty(row['category'])}"
         )
-    add("")
-    add("Auctions")
+    return lines
+
+
+def _auctions(result: SimulationResult) -> list[str]:
+    lines = ["Auctions"]
     for closed in result.auctions:
         winner = f"#{closed['winner']}" if closed.get("winner") else "none"
         tie = ", after a tie" if closed.get("tie") else ""
         bids = counted(len(closed.get("bids", [])), "bid")
-        add(f"  place {closed['place']}: {bids}, winner {winner}{tie}")
-    add("")
+        lines.append(f"  place {closed['place']}: {bids}, winner {winner}{tie}")
+    return lines
+
+
+def _feed(result: SimulationResult) -> list[str]:
     takes = [take for state in result.states.values() for take in state["takes"]]
     kinds = Counter(take["kind"] for take in takes)
     outcomes = Counter(take["outcome"] for take in takes)
-    add(f"Participants: {len(result.states)}")
-    add(
+    d = result.deliveries
+    return [
+        f"Participants: {len(result.states)}",
         f"Takes in the log: {len(takes)} ({outcomes['counted']} counted, "
         f"{outcomes['rejected']} rejected); by kind: "
-        + ", ".join(f"{kind} {kinds[kind]}" for kind in sorted(kinds))
-    )
-    d = result.deliveries
-    add(
+        + ", ".join(f"{kind} {kinds[kind]}" for kind in sorted(kinds)),
         f"Deliveries: {counted(d['batches'], 'batch', 'batches')}, "
         f"{counted(d['accepted'] + d['duplicate_delivery'], 'item')} "
         f"({counted(d['duplicate_delivery'], 'redelivered duplicate')}), "
-        f"{counted(d['late_items'], 'item')} synced late"
-    )
-    add("")
-    add("Takes rejected, by reason")
+        f"{counted(d['late_items'], 'item')} synced late",
+    ]
+
+
+def _rejected(result: SimulationResult) -> list[str]:
     rejected = result.rejected_by_reason
-    for reason in REASONS:
-        add(f"  {reason:<22} {rejected[reason]:>6}")
-    add("")
-    per = result.combinations_per_participant
-    counts = sorted(per.values())
-    add("Combinations per participant")
+    return ["Takes rejected, by reason"] + [
+        f"  {reason:<22} {rejected[reason]:>6}" for reason in REASONS
+    ]
+
+
+def _combinations(result: SimulationResult) -> list[str]:
+    counts = sorted(result.combinations_per_participant.values())
+    lines = ["Combinations per participant"]
     if counts:
-        add(
+        lines.append(
             f"  total {sum(counts)}, mean {mean(counts):.2f}, median {median(counts):g}, "
             f"min {counts[0]}, max {counts[-1]}"
         )
         histogram = Counter(counts)
-        add("  " + ", ".join(f"{n}: {histogram[n]}" for n in sorted(histogram)))
-    add("")
-    add("Category distribution (seed order)")
+        lines.append("  " + ", ".join(f"{n}: {histogram[n]}" for n in sorted(histogram)))
+    return lines
+
+
+def _categories(result: SimulationResult) -> list[str]:
     distribution = result.category_distribution
     total = sum(distribution.values()) or 1
+    lines = ["Category distribution (seed order)"]
     for category in CATEGORIES:
         n = distribution[category]
-        add(f"  {_pretty(category):<16} {n:>6}  {100 * n / total:5.1f}%")
-    add("")
-    unsaved = result.unsaved_hands
-    add(f"Hands never saved: {counted(len(unsaved), 'participant')}")
+        lines.append(f"  {_pretty(category):<16} {n:>6}  {100 * n / total:5.1f}%")
+    return lines
+
+
+def _strategies(result: SimulationResult) -> list[str]:
+    per = result.combinations_per_participant
     by_strategy: dict[str, list[int]] = {}
     for participant in result.participants:
         by_strategy.setdefault(participant["strategy"], []).append(
             per.get(participant["external_id"], 0)
         )
-    add("")
-    add("By strategy (participants, mean combinations)")
+    lines = [f"Hands never saved: {counted(len(result.unsaved_hands), 'participant')}", ""]
+    lines.append("By strategy (participants, mean combinations)")
     for name in sorted(by_strategy):
         values = by_strategy[name]
-        add(f"  {name:<14} {len(values):>4}  {mean(values):.2f}")
-    return "\n".join(lines)
+        lines.append(f"  {name:<14} {len(values):>4}  {mean(values):.2f}")
+    return lines
