@@ -64,6 +64,18 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_error_handlers(app)
     install_page_error_handlers(app)
     install_problem_openapi(app)
+    # What the core and the domains call back into the web layer with (they never import it).
+    app.state.organiser_session_check = has_organiser_session
+    app.state.throttled_page = common_pages.throttled_page
+    app.state.render_sheet = render_sheet  # app.events.printing renders through it
+    _add_middleware(app, settings)
+    _include_routers(app)
+    return app
+
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
+    """CORS (when origins are set), the sign-in guard, the request log and the security
+    headers; the last added runs first."""
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -75,6 +87,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeadersMiddleware, https=settings.base_url.startswith("https://"))
 
+
+def _include_routers(app: FastAPI) -> None:
+    """The static files and every router (README "Architecture": URL → router module)."""
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
@@ -94,11 +109,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(live_endpoints.router)
     app.include_router(participant_pages.router)
     app.include_router(poker.router)
-    app.state.organiser_session_check = has_organiser_session
-    app.state.throttled_page = common_pages.throttled_page
-    app.state.render_sheet = render_sheet  # app.events.printing renders through it
     app.include_router(events_endpoints.router)
-    return app
 
 
 app = create_app()

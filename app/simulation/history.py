@@ -141,6 +141,32 @@ def _cut_one_device(simulation: Simulation, now: datetime) -> Agent | None:
     return agent
 
 
+def _register_simulated(
+    api: ApiClient,
+    event_id: int,
+    people: list[dict[str, Any]],
+    count: int,
+    seed: int,
+    lang: str,
+) -> list[dict[str, Any]]:
+    """Register the simulated participants № 201… (skipping numbers `people` use), named
+    in `lang`, category `SIM_CATEGORY[lang]`, through the API."""
+    rng = random.Random(seed)
+    taken = {p["external_id"] for p in people}
+    added = []
+    for index in range(count):
+        external_id = str(201 + index)
+        if external_id in taken:
+            continue
+        name = simulated_name(rng, lang)
+        created = api.add_participant(
+            event_id,
+            {"name": name, "external_id": external_id, "category": SIM_CATEGORY[lang]},
+        )
+        added.append({"external_id": external_id, "name": name, **created})
+    return added
+
+
 def simulate_history(
     settings: Settings,
     event_id: int,
@@ -180,18 +206,7 @@ def simulate_history(
             closes_at = datetime.fromisoformat(event["closes_at"])
             simulation = Simulation(api, SimulationConfig(seed=seed))
             people = [dict(p) for p in participants]
-            rng = random.Random(seed)
-            taken = {p["external_id"] for p in people}
-            for index in range(extra_participants):
-                external_id = str(201 + index)
-                if external_id in taken:
-                    continue
-                name = simulated_name(rng, lang)
-                created = api.add_participant(
-                    event_id,
-                    {"name": name, "external_id": external_id, "category": SIM_CATEGORY[lang]},
-                )
-                people.append({"external_id": external_id, "name": name, **created})
+            people += _register_simulated(api, event_id, people, extra_participants, seed, lang)
             simulation.attach(event_id, opens_at, closes_at, people)
             _spread_field(simulation, opens_at, closes_at, now)
             _cut_one_device(simulation, now)
