@@ -238,7 +238,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
     from app.core.db import make_engine, make_sessionmaker, transaction
     from app.events.models import Event
-    from app.feed import service as feed_service
+    from app.feed import freeze, projection
 
     engine = make_engine(get_settings())
     factory = make_sessionmaker(engine)
@@ -254,12 +254,10 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             with transaction(factory) as session:
                 event = session.get(Event, event_id)
                 assert event is not None
-                if feed_service.feed_frozen(session, event):
+                if freeze.feed_frozen(session, event):
                     print(f"event {event_id}: skipped, the feed is closed (ceremony begun)")
                     continue
-                participants, takes, changed = feed_service.rebuild_event(
-                    session, event, actor="cli"
-                )
+                participants, takes, changed = projection.rebuild_event(session, event, actor="cli")
             print(
                 f"event {event_id}: "
                 f"{counted(participants, 'participant with takes', 'participants with takes')}, "

@@ -39,7 +39,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from app.core.config import Settings  # noqa: E402
 from app.core.db import make_engine, make_sessionmaker  # noqa: E402
 from app.events.models import Event  # noqa: E402
-from app.feed import service as feed_service  # noqa: E402
+from app.feed import projection  # noqa: E402
 from app.feed.models import Take  # noqa: E402
 from app.flows import archive  # noqa: E402
 from app.simulation.local import migrate  # noqa: E402
@@ -58,7 +58,7 @@ def measure(participants: int, source_url: str, target_url: str, tmp: str) -> No
         event_id = rb.populate(session, participants, chained=True).id
     with factory() as session:
         started = time.perf_counter()
-        feed_service.rebuild_event(session, session.get(Event, event_id), actor="benchmark")
+        projection.rebuild_event(session, session.get(Event, event_id), actor="benchmark")
         session.commit()
         rebuild_s = time.perf_counter() - started
     with factory() as session:

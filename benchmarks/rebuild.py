@@ -6,7 +6,7 @@ For 500, 1,000 and 2,000 participants with 60 takes each (30,000 / 60,000 /
    seed course, participants with save codes, and per participant six deals of
    5 cards, 2 discard codes, 2 more cards and a save code, in field-time order;
 2. the baseline: reading every take row of the event (`SELECT ... FROM take`);
-3. the rebuild: the feed's own `app.feed.service.rebuild_event` in one
+3. the rebuild: the feed's own `app.feed.projection.rebuild_event` in one
    transaction, as the organiser's rebuild endpoint runs it.
 Prints time, takes per second, peak memory (the rise of the maximum resident
 set of a fresh process during the rebuild) and the ratio rebuild / baseline read; then the
@@ -179,7 +179,7 @@ def child_populate(participants: int, database_url: str) -> dict:
 
 def child_rebuild(event_id: int, database_url: str) -> dict:
     """Process 2 (fresh, so its peak memory is the rebuild's): rebuild, then the baseline."""
-    from app.feed import service as feed_service
+    from app.feed import projection
 
     engine = make_engine(Settings(_env_file=None, database_url=database_url))
     factory = make_sessionmaker(engine)
@@ -187,7 +187,7 @@ def child_rebuild(event_id: int, database_url: str) -> dict:
         event = session.get(Event, event_id)
         before = rss_kib()
         started = time.perf_counter()
-        result = feed_service.rebuild_event(session, event, actor="benchmark")
+        result = projection.rebuild_event(session, event, actor="benchmark")
         session.commit()
         rebuild_s = time.perf_counter() - started
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux

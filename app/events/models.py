@@ -39,7 +39,7 @@ class Event(Base):
     award_places: Mapped[int] = mapped_column(default=3)
     status: Mapped[str] = mapped_column(String(20), default="draft")
     deck_seed: Mapped[int | None] = mapped_column(BigInteger)
-    # When the first auction opened: from then on the feed is frozen (app.feed.service.
+    # When the first auction opened: from then on the feed is frozen (app.feed.freeze.
     # feed_frozen). On the event row itself, so that a delivery waiting on the row lock
     # of an opening auction reads it fresh once that lock is released.
     feed_frozen_at: Mapped[datetime | None]

@@ -5,7 +5,7 @@ checkout, the event and its CPs, the freeze check, the lock, the commit. So
 `POST /events/{id}/takes` does not open a transaction per request. A delivery
 joins its event's queue; while a transaction of earlier deliveries is running,
 the ones that arrive wait, and the next transaction stores all of them
-(`service.ingest` over their items, each item recorded by its own sender). At
+(`ingest.ingest` over their items, each item recorded by its own sender). At
 low load a delivery runs alone at once: nothing ever waits for a timer.
 
 Each delivery still gets exactly its own results, in its own order, after the
@@ -34,8 +34,9 @@ from fastapi import Request
 
 from app.core.deps import database_slots
 from app.core.errors import NotFound
+from app.feed import freeze
+from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
-from app.feed import service
 from app.feed.schemas import TakeResult
 
 Answer = list[TakeResult] | BaseException
@@ -50,7 +51,7 @@ class Delivery:
     items: Sequence[Any]
     future: asyncio.Future[list[TakeResult]]
     sent_at: datetime | None = None  # the device's clock when it sent the delivery
-    clock_tolerance: timedelta = service.CLOCK_TOLERANCE  # FEED_CLOCK_TOLERANCE_SECONDS
+    clock_tolerance: timedelta = feed_ingest.CLOCK_TOLERANCE  # FEED_CLOCK_TOLERANCE_SECONDS
 
 
 class FeedBatcher:
@@ -77,7 +78,7 @@ class FeedBatcher:
     ) -> list[TakeResult]:
         """Store `items` (a delivery's takes) for `event_id`; their results, in input order.
 
-        `sent_at`: the device's clock when it sent them (`service.ingest` corrects the
+        `sent_at`: the device's clock when it sent them (`ingest.ingest` corrects the
         takes' times when it is off by more than FEED_CLOCK_TOLERANCE_SECONDS).
 
         Raises what the delivery alone would raise: NotFound `event_not_found`,
@@ -143,7 +144,7 @@ class FeedBatcher:
 def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[Answer]:
     """One transaction for `batch`: authorise each delivery, ingest all their takes, commit.
 
-    Each delivery's `sent_at` applies to its own takes (device clocks, `service.ingest`;
+    Each delivery's `sent_at` applies to its own takes (device clocks, `ingest.ingest`;
     the tolerance is the app's setting, the same for every delivery).
 
     Returns, per delivery, its results (in its input order) or the error that
@@ -151,7 +152,7 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
     (nothing of it is stored then).
     """
     with sessionmaker() as session:
-        loaded = service.load_event_for_feed(session, event_id)
+        loaded = freeze.load_event_for_feed(session, event_id)
         if loaded is None:
             missing = NotFound(f"Event {event_id} does not exist.", code="event_not_found")
             return [missing for _ in batch]
@@ -172,7 +173,7 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
             sent_at.extend(delivery.sent_at for _ in delivery.items)
             owners.extend(index for _ in delivery.items)
         results = (
-            service.ingest(
+            feed_ingest.ingest(
                 session,
                 event,
                 items,

@@ -12,9 +12,10 @@ from app.core.deps import OrganiserDep, SessionDep, SettingsDep, bearer_token, i
 from app.core.errors import Forbidden, NotFound, Unauthorized, Unprocessable
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
 from app.events.deps import EventDep, ParticipantDep, participant_by_token
+from app.feed import csv_import, projection, views
+from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
 from app.feed import repository as repo
-from app.feed import service
 from app.feed.batching import feed_batcher
 from app.feed.schemas import (
     CorrectionRead,
@@ -117,8 +118,8 @@ def import_takes(
     (the header is row 1). Importing the same file again stores nothing new."""
     body, content = upload
     actor = key_service.feed_actor(request, session, event, body)
-    rows = service.csv_items(csvfiles.decode(content), source=source)
-    results = service.ingest(session, event, [item for _, item in rows], recorded_by=actor)
+    rows = csv_import.csv_items(csvfiles.decode(content), source=source)
+    results = feed_ingest.ingest(session, event, [item for _, item in rows], recorded_by=actor)
     for (row, _), result in zip(rows, results, strict=True):
         result.row = row
     return ImportRead(
@@ -136,7 +137,7 @@ def scan(
     """One take at the server's clock, source `phone`. A `hand_full` take is `rejected`/
     `hand_full` with no card and no discard code (RULES.md I-1: the CP is not consumed); 429
     `too_many_unknown_codes` when unknown codes are typed too often."""
-    return service.scan(
+    return feed_ingest.scan(
         session,
         participant,
         body.code,
@@ -147,7 +148,7 @@ def scan(
 
 @router.get("/me/state", response_model=ParticipantStateRead, summary="My state")
 def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantStateRead:
-    return service.participant_state(session, participant, as_participant=True)
+    return views.participant_state(session, participant, as_participant=True)
 
 
 @router.get(
@@ -172,7 +173,7 @@ def participant_state(
         raise NotFound(
             f"No participant {external_id!r} in this event.", code="participant_not_found"
         )
-    return service.participant_state(session, participant, as_participant=not organiser)
+    return views.participant_state(session, participant, as_participant=not organiser)
 
 
 @router.get("/events/{event_id}/takes", response_model=LogRead, summary="The take log")
@@ -192,7 +193,7 @@ def take_log(
     offset: Annotated[int, Query(ge=0, le=INT4_MAX)] = 0,
 ) -> LogRead:
     """Takes with their current outcomes, field-time order; `taken_to` is exclusive."""
-    return service.log(
+    return views.log(
         session,
         event,
         participant=participant,
@@ -210,7 +211,7 @@ def take_log(
 
 @router.get("/events/{event_id}/warnings", response_model=WarningsRead, summary="Event warnings")
 def event_warnings(event: EventDep, session: SessionDep, _: OrganiserDep) -> WarningsRead:
-    return service.warnings(session, event)
+    return views.warnings(session, event)
 
 
 @router.post(
@@ -220,7 +221,7 @@ def void_take(
     event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, _: OrganiserDep
 ) -> LogItem:
     """An organiser correction: the take stays in the log, is left out of the replay."""
-    return service.void_take(session, event, take_id, body.reason, actor="organiser")
+    return feed_ingest.void_take(session, event, take_id, body.reason, actor="organiser")
 
 
 @router.post(
@@ -230,7 +231,7 @@ def add_take(
     event: EventDep, body: ManualTakeCreate, session: SessionDep, _: OrganiserDep
 ) -> TakeResult:
     """An organiser correction (e.g. from a paper backup): source `organiser`."""
-    return service.add_take(
+    return feed_ingest.add_take(
         session,
         event,
         participant=body.participant,
@@ -257,7 +258,7 @@ def corrections(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[C
             details=e.details,
             created_at=e.created_at,
         )
-        for e in service.corrections(session, event)
+        for e in views.corrections(session, event)
     ]
 
 
@@ -277,13 +278,15 @@ def set_source_clock(
     the offset); the participants with takes of that source are replayed (RULES.md I-4).
     The takes are not edited: the offset is a new log row. 404 `source_not_found`,
     409 `feed_closed` once the ceremony has begun."""
-    return service.set_source_clock(session, event, source, body.offset_seconds, actor="organiser")
+    return feed_ingest.set_source_clock(
+        session, event, source, body.offset_seconds, actor="organiser"
+    )
 
 
 @router.post("/events/{event_id}/rebuild", response_model=RebuildRead, summary="Rebuild state")
 def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRead:
     """Replay every participant from the log (RULES.md I-4); gives the identical state."""
-    participants, takes, changed = service.rebuild_event(session, event, actor="organiser")
+    participants, takes, changed = projection.rebuild_event(session, event, actor="organiser")
     return RebuildRead(participants=participants, takes=takes, changed_outcomes=changed)
 
 

@@ -11,8 +11,8 @@ from sqlalchemy import RowMapping, Select, bindparam, delete, func, insert, sele
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.core import bulk
-from app.events.models import Checkpoint, Participant, SaveCode
+from app.core import audit, bulk
+from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import (
     Combination,
     ParticipantState,
@@ -261,17 +261,16 @@ def take_by_source(session: Session, event_id: int, source: str, source_id: str)
     )
 
 
-def takes_of_participant(
-    session: Session, participant_id: int
-) -> list[tuple[Take, TakeVoid | None]]:
-    """Every take of a participant with its void (if any), in field-time order (I-4)."""
-    rows = session.execute(
-        select(Take, TakeVoid)
-        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
-        .where(Take.participant_id == participant_id)
-        .order_by(Take.taken_at, Take.id)
+def takes_of_participant(session: Session, participant_id: int) -> Sequence[Any]:
+    """Every take of a participant as `takes_of_event` rows, in field-time order (I-4)."""
+    return session.execute(
+        _TAKE_ROWS.where(Take.participant_id == participant_id).order_by(Take.taken_at, Take.id)
     ).all()
-    return [(take, void) for take, void in rows]
+
+
+def is_voided(session: Session, take_id: int) -> bool:
+    """Whether an organiser voided the take (a `take_void` row exists)."""
+    return session.scalar(select(TakeVoid.id).where(TakeVoid.take_id == take_id)) is not None
 
 
 def outcomes_of_participant(session: Session, participant_id: int) -> dict[int, TakeOutcome]:
@@ -339,8 +338,8 @@ def oldest_unknown_phone_take(
     )
 
 
-def log_query(event_id: int) -> Select[Any]:
-    """Takes of an event with outcome, void and participant, in field-time order."""
+def _log_query(event_id: int) -> Select[Any]:
+    """Takes of an event with outcome, void and participant."""
     return (
         select(Take, TakeOutcome, TakeVoid, Participant)
         .join(Participant, Participant.id == Take.participant_id)
@@ -348,6 +347,147 @@ def log_query(event_id: int) -> Select[Any]:
         .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
         .where(Take.event_id == event_id)
     )
+
+
+def log_page(
+    session: Session,
+    event_id: int,
+    *,
+    filters: dict[str, Any],
+    limit: int,
+    offset: int,
+) -> tuple[int, Sequence[Any]]:
+    """(total, rows `(Take, TakeOutcome | None, TakeVoid | None, Participant)`) of the
+    event's take log in stored-time order, filtered, one page (`limit`, `offset`).
+
+    `filters` (each optional, None: no filter): `participant` (external id),
+    `checkpoint_id`, `kind`, `outcome`, `reason`, `source`, `taken_from` (inclusive),
+    `taken_to` (exclusive), `take_id`.
+    """
+    query = _log_query(event_id)
+    columns = {
+        "participant": Participant.external_id,
+        "checkpoint_id": TakeOutcome.checkpoint_id,
+        "kind": TakeOutcome.kind,
+        "outcome": TakeOutcome.outcome,
+        "reason": TakeOutcome.reason,
+        "source": Take.source,
+        "take_id": Take.id,
+    }
+    for name, column in columns.items():
+        if filters.get(name) is not None:
+            query = query.where(column == filters[name])
+    if filters.get("taken_from") is not None:
+        query = query.where(Take.taken_at >= filters["taken_from"])
+    if filters.get("taken_to") is not None:
+        query = query.where(Take.taken_at < filters["taken_to"])
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.execute(query.order_by(Take.taken_at, Take.id).limit(limit).offset(offset))
+    return total, rows.all()
+
+
+def checkpoint_id_by_number(session: Session, event_id: int, number: int) -> int | None:
+    """The id of the event's CP number `number` (None: no such CP)."""
+    return session.scalar(
+        select(Checkpoint.id).where(Checkpoint.event_id == event_id, Checkpoint.number == number)
+    )
+
+
+def log_of_participant(
+    session: Session, participant_id: int
+) -> Sequence[tuple[Take, TakeOutcome | None, TakeVoid | None]]:
+    """Rows `(Take, TakeOutcome | None, TakeVoid | None)` of the participant's takes, in
+    stored-time order."""
+    return session.execute(
+        select(Take, TakeOutcome, TakeVoid)
+        .outerjoin(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
+        .where(Take.participant_id == participant_id)
+        .order_by(Take.taken_at, Take.id)
+    ).all()  # type: ignore[return-value]
+
+
+def count_save_codes(session: Session, participant_id: int) -> int:
+    """How many save codes the participant was given."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(SaveCode)
+            .where(SaveCode.participant_id == participant_id)
+        )
+        or 0
+    )
+
+
+def cards_of_card_takes(
+    session: Session, participant_id: int, *, except_reasons: Sequence[str]
+) -> set[str]:
+    """The cards of the participant's card takes whose reason is none of `except_reasons`
+    (a counted take has no reason)."""
+    rows = session.scalars(
+        select(TakeOutcome.card).where(
+            TakeOutcome.participant_id == participant_id,
+            TakeOutcome.kind == "card",
+            TakeOutcome.card.is_not(None),
+            *(TakeOutcome.reason.is_distinct_from(reason) for reason in except_reasons),
+        )
+    )
+    return set(rows)
+
+
+def feed_audit_entries(session: Session, event_id: int) -> list[audit.AuditEntry]:
+    """The event's audit entries of the feed (`feed.*` actions), oldest first."""
+    return list(
+        session.scalars(
+            select(audit.AuditEntry)
+            .where(audit.AuditEntry.event_id == event_id, audit.AuditEntry.action.like("feed.%"))
+            .order_by(audit.AuditEntry.id)
+        )
+    )
+
+
+def takes_with_reason_by_participant(session: Session, event_id: int, reason: str) -> Sequence[Any]:
+    """Rows `(external_id, name, count)`: participants with takes refused for `reason`,
+    by external id."""
+    return session.execute(
+        select(Participant.external_id, Participant.name, func.count())
+        .select_from(TakeOutcome)
+        .join(Participant, Participant.id == TakeOutcome.participant_id)
+        .where(Participant.event_id == event_id, TakeOutcome.reason == reason)
+        .group_by(Participant.external_id, Participant.name)
+        .order_by(Participant.external_id)
+    ).all()
+
+
+def unknown_code_takes(
+    session: Session, event_id: int, *, except_reason: str, limit: int
+) -> Sequence[Any]:
+    """Rows `(Take, Participant)`: takes of codes that matched nothing whose reason is not
+    `except_reason`, in stored-time order, at most `limit`."""
+    return session.execute(
+        select(Take, Participant)
+        .join(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .join(Participant, Participant.id == Take.participant_id)
+        .where(
+            Take.event_id == event_id,
+            TakeOutcome.kind == "unknown",
+            TakeOutcome.reason.is_distinct_from(except_reason),
+        )
+        .order_by(Take.taken_at, Take.id)
+        .limit(limit)
+    ).all()
+
+
+def takes_dated_after_receipt(session: Session, event_id: int) -> Sequence[Any]:
+    """Rows `(Take, Participant)`: takes whose `taken_at` is later than `received_at`, in
+    stored-time order (the caller applies its margin: interval arithmetic is not
+    portable SQL)."""
+    return session.execute(
+        select(Take, Participant)
+        .join(Participant, Participant.id == Take.participant_id)
+        .where(Take.event_id == event_id, Take.taken_at > Take.received_at)
+        .order_by(Take.taken_at, Take.id)
+    ).all()
 
 
 def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantState, Participant]]:
@@ -407,21 +547,23 @@ def takes_of_event(session: Session, event_id: int) -> Sequence[Any]:
     `voided` is True when an organiser voided the take. Plain rows (fast).
     """
     return session.execute(
-        select(
-            Take.id,
-            Take.participant_id,
-            Take.code,
-            Take.taken_at,
-            Take.source,
-            Take.device_taken_at,
-            TakeVoid.id.is_not(None).label("voided"),
-            Take.log_seq,
-            Take.log_hash,
+        _TAKE_ROWS.where(Take.event_id == event_id).order_by(
+            Take.participant_id, Take.taken_at, Take.id
         )
-        .outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
-        .where(Take.event_id == event_id)
-        .order_by(Take.participant_id, Take.taken_at, Take.id)
     ).all()
+
+
+_TAKE_ROWS = select(
+    Take.id,
+    Take.participant_id,
+    Take.code,
+    Take.taken_at,
+    Take.source,
+    Take.device_taken_at,
+    TakeVoid.id.is_not(None).label("voided"),
+    Take.log_seq,
+    Take.log_hash,
+).outerjoin(TakeVoid, TakeVoid.take_id == Take.id)
 
 
 def outcomes_of_event(session: Session, event_id: int) -> dict[int, Any]:
@@ -483,10 +625,39 @@ def insert_projection(
         bulk.insert_rows(session, model.__table__, rows)
 
 
+# -- the freeze at the ceremony ---------------------------------------------------------------
+
+
+def event_freeze(session: Session, event_id: int) -> tuple[str, datetime | None]:
+    """The event row's `(status, feed_frozen_at)`, read FOR SHARE (`freeze.feed_frozen`)."""
+    status, frozen_at = session.execute(_FROZEN, {"event_id": event_id}).one()
+    return status, frozen_at
+
+
+_FROZEN = (
+    select(Event.status, Event.feed_frozen_at)
+    .where(Event.id == bindparam("event_id"))
+    .with_for_update(read=True)
+)
+
+
+def event_for_feed(session: Session, event_id: int) -> Event | None:
+    """The event, read FOR SHARE and refreshed (`freeze.load_event_for_feed`)."""
+    return session.execute(_EVENT_FOR_FEED, {"event_id": event_id}).scalar_one_or_none()
+
+
+_EVENT_FOR_FEED = (
+    select(Event)
+    .where(Event.id == bindparam("event_id"))
+    .with_for_update(read=True)
+    .execution_options(populate_existing=True)
+)
+
+
 # -- device clocks ---------------------------------------------------------------------------
 
 
-_SOURCE_CLOCKS = (  # built once: read on every feed transaction (`service.load_deck`)
+_SOURCE_CLOCKS = (  # built once: read on every feed transaction (`deck.load_deck`)
     select(SourceClock.source, SourceClock.offset_seconds)
     .where(SourceClock.event_id == bindparam("event_id"))
     .order_by(SourceClock.id)

@@ -10,7 +10,7 @@ other; nothing hashed depends on them (app.core.chain).
 
 `import_event` restores an archive as a new event of this database (SQLite or
 PostgreSQL) in the caller's transaction: inserts the rows with new ids, replays
-the feed (`feed.service.rebuild_event`), recomputes every chain
+the feed (`feed.projection.rebuild_event`), recomputes every chain
 (`log_chain.verify`), and compares the head, the states, combinations, outcomes
 and auction results with `expected`. Any difference raises Unprocessable
 `archive_mismatch` naming what differs (in the archive's own ids), and the
@@ -35,7 +35,7 @@ from app.core.audit import AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
 from app.events.models import Checkpoint, Event, Participant, SaveCode
-from app.feed import service as feed_service
+from app.feed import projection
 from app.feed.models import (
     Combination,
     IntegrationKey,
@@ -402,7 +402,7 @@ def _restore_event_and_feed(
 
     event = session.get(Event, event_id)
     assert event is not None
-    feed_service.rebuild_event(session, event, actor=actor)
+    projection.rebuild_event(session, event, actor=actor)
     return event
 
 

@@ -77,6 +77,6 @@ def undo_close(
 def freeze_feed(event: Event, now: datetime) -> None:
     """Freeze the feed at `now` (UTC) unless it is frozen already: an UPDATE of the event
     row that opening an auction has locked FOR UPDATE, so a delivery waiting for that
-    lock reads the frozen row (`app.feed.service.feed_frozen`)."""
+    lock reads the frozen row (`app.feed.freeze.feed_frozen`)."""
     if event.feed_frozen_at is None:
         event.feed_frozen_at = now

@@ -23,7 +23,7 @@ from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
 from app.events.schemas import EventUpdate
-from app.feed import service as feed_service
+from app.feed import freeze, projection
 from app.flows import event_setup
 from app.flows.schemas import EventChanged, ReplayRead
 
@@ -51,9 +51,9 @@ def preview(session: Session, work: Callable[[], T]) -> T:
 def _replay(session: Session, event: Event, actor: str) -> ReplayRead:
     """Replay the feed of `event` (RULES.md I-4) as the window or preset now say; zeros
     when no take is recorded."""
-    summary = feed_service.ReplaySummary()
+    summary = projection.ReplaySummary()
     if event_setup.has_takes(session, event):
-        summary = feed_service.replay_event(session, event, actor=actor)
+        summary = projection.replay_event(session, event, actor=actor)
     return ReplayRead(**vars(summary))
 
 
@@ -97,7 +97,7 @@ def change_event(
     """
     before = _judged_by(event)
     if _changes_judging(event, data):
-        feed_service.ensure_feed_open(session, event)
+        freeze.ensure_feed_open(session, event)
 
     def work() -> EventChanged:
         event_service.update_event(session, event, data, actor=actor)
@@ -126,7 +126,7 @@ def _check_course_open(event: Event, now: datetime) -> None:
 
 def _close_now(session: Session, event: Event, now: datetime, actor: str) -> ReplayRead:
     """`closes_at` becomes `now`, the feed is replayed, recorded as `course.close`."""
-    feed_service.ensure_feed_open(session, event)
+    freeze.ensure_feed_open(session, event)
     event_service.update_event(session, event, EventUpdate(closes_at=now), actor=actor)
     replay = _replay(session, event, actor)
     audit.record(

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.events import repository as events_repo
 from app.events.models import Event
-from app.feed import service as feed_service
+from app.feed import views as feed_views
 
 TAKES_RATE_WINDOW = timedelta(minutes=10)  # takes per minute are averaged over it
 
@@ -22,9 +22,9 @@ def dashboard_numbers(session: Session, event: Event, now: datetime) -> dict[str
     """Counters of the dashboard at `now` (aware UTC): `participants`, `takes_total`,
     `takes_per_minute` (over the last TAKES_RATE_WINDOW), `unsaved_hands`,
     `unknown_codes`, `hand_full` (counts) and `warnings` (the feed's warnings)."""
-    total = feed_service.log(session, event, limit=1).total
-    recent = feed_service.log(session, event, taken_from=now - TAKES_RATE_WINDOW, limit=1).total
-    warnings = feed_service.warnings(session, event, now=now)
+    total = feed_views.log(session, event, limit=1).total
+    recent = feed_views.log(session, event, taken_from=now - TAKES_RATE_WINDOW, limit=1).total
+    warnings = feed_views.warnings(session, event, now=now)
     return {
         "participants": events_repo.participant_count(session, event.id),
         "takes_total": total,

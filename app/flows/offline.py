@@ -19,10 +19,11 @@ Entries are sorted by index (random order, not CP order). What the file does rev
 number of CPs (public anyway) and the event id.
 
 **Sync.** The phone's queue goes through the feed's one ingest path
-(`app.feed.service.ingest`) as a batch from the device's own source
+(`app.feed.ingest.ingest`) as a batch from the device's own source
 (`phone-p<participant id>-<device id>`),
 with the source ids made on the device: a batch sent twice stores nothing new
-(`duplicate_delivery`). Results are the participant's view (`for_participant`, I-1).
+(`duplicate_delivery`). Results are the participant's view
+(`feed.views.results_for_participant`, I-1).
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ from sqlalchemy.orm import Session
 from app.core.db import utcnow
 from app.events.codes import normalize_code
 from app.events.models import Event, Participant
+from app.feed import ingest as feed_ingest
 from app.feed import repository as feed_repo
-from app.feed import service as feed_service
-from app.feed.schemas import TakeResult
+from app.feed import views as feed_views
 
 DECK_VERSION = 1
 KEY_INFO = b"rogaine-deck/v1 key"
@@ -126,12 +127,12 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
     `event` (id, name, course window as UTC ISO datetimes, time zone, ranking preset),
     `participant` (external id, name), `save_codes` (this participant's own, normalised),
     `deck` (encrypted, above), `state` (the participant's view of their state and log,
-    `feed_service.participant_state(as_participant=True)`: no card they have not
+    `feed_views.participant_state(as_participant=True)`: no card they have not
     seen), `server_time` (UTC, for the device's clock).
     """
     event = session.get(Event, participant.event_id)
     assert event is not None
-    state = feed_service.participant_state(session, participant, as_participant=True)
+    state = feed_views.participant_state(session, participant, as_participant=True)
     return {
         "v": DECK_VERSION,
         "event": {
@@ -189,9 +190,9 @@ def sync(
     takes: Sequence[Any],
     *,
     sent_at: datetime | None = None,
-    clock_tolerance: timedelta = feed_service.CLOCK_TOLERANCE,
+    clock_tolerance: timedelta = feed_ingest.CLOCK_TOLERANCE,
 ) -> dict[str, Any]:
-    """Store the phone's queued takes through the feed (`feed_service.ingest`).
+    """Store the phone's queued takes through the feed (`feed_ingest.ingest`).
 
     `source`: the device's id (`phone-<id>`, stored as `device_source`); `takes`: items
     `{"code", "taken_at" (aware datetime, the device's clock), "source_id"}`, each
@@ -200,7 +201,7 @@ def sync(
     `sent_at`: the device's clock when it sent the batch (also kept in each take's
     payload): when it is off the server clock by more than `clock_tolerance`
     (FEED_CLOCK_TOLERANCE_SECONDS), the feed corrects the batch's times by the offset
-    (`feed_service.ingest`, device clocks).
+    (`feed_ingest.ingest`, device clocks).
     Returns `{"results": [...], "state": ..., "received_at"}`: one result per item in
     order, as the participant may see it (RULES.md I-1), and the participant's state
     after the batch.
@@ -209,7 +210,7 @@ def sync(
     assert event is not None
     items, payloads = _feed_items(participant, device_source(participant, source), takes, sent_at)
     received_at = utcnow()
-    results = feed_service.ingest(
+    results = feed_ingest.ingest(
         session,
         event,
         items,
@@ -219,12 +220,8 @@ def sync(
         sent_at=sent_at,
         clock_tolerance=clock_tolerance,
     )
-    seen = feed_service.seen_cards(session, participant.id)
-    shown: list[TakeResult] = [
-        feed_service.for_participant(result, seen) if result.status != "error" else result
-        for result in results
-    ]
-    state = feed_service.participant_state(session, participant, as_participant=True)
+    shown = feed_views.results_for_participant(session, participant.id, results)
+    state = feed_views.participant_state(session, participant, as_participant=True)
     return {
         "results": [result.model_dump(mode="json") for result in shown],
         "state": state.model_dump(mode="json"),

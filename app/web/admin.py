@@ -28,8 +28,9 @@ from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
+from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
-from app.feed import service as feed_service
+from app.feed import views as feed_views
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
@@ -230,8 +231,8 @@ def participant_page(
 ) -> Response:
     """One participant: current state, the take log with outcomes, corrections."""
     participant = events_service.get_participant(session, event, external_id)
-    state = feed_service.participant_state(session, participant, as_participant=False)
-    log = feed_service.log(session, event, participant=external_id, limit=2000)
+    state = feed_views.participant_state(session, participant, as_participant=False)
+    log = feed_views.log(session, event, participant=external_id, limit=2000)
     context = {
         "event": event,
         "section": "participants",
@@ -261,7 +262,7 @@ def void_take(
         return render(request, "admin/csrf.html", status=403)
     url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
     try:
-        feed_service.void_take(
+        feed_ingest.void_take(
             session, event, take_id, reason.strip() or "organiser correction", actor="organiser"
         )
     except AppError as error:
@@ -297,7 +298,7 @@ def add_take(
     if not code.strip():
         return see_other(f"{url}?error=empty_code")
     try:
-        feed_service.add_take(
+        feed_ingest.add_take(
             session,
             event,
             participant=external_id,

@@ -20,7 +20,7 @@ from app.core.db import utcnow
 from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.models import Event
-from app.feed import service as feed_service
+from app.feed import views as feed_views
 
 
 def allowed_steps(session: Session, event: Event, views: list[AuctionView]) -> dict[int, dict]:
@@ -74,8 +74,8 @@ def ceremony_context(
         participant = events_service.get_participant(session, event, chosen)
         chosen_name = participant.name
         ids = auction_service.usable_combination_ids(session, event, participant.id)
-        state = feed_service.participant_state(session, participant, as_participant=False)
-        usable = [c for c in state.combinations if c.id in ids]
+        state = feed_views.participant_state(session, participant, as_participant=False)
+        usable = feed_views.usable_combinations(state, ids)
     return {
         "course_open": utcnow() < event.closes_at,
         "closes_local": events_service.local_time(event, event.closes_at),

@@ -23,7 +23,7 @@ from app.events.deps import EventDep
 from app.events.models import Event
 from app.events.rules import EVENT_STATUSES
 from app.events.schemas import EventUpdate
-from app.feed import service as feed_service
+from app.feed import freeze
 from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
 from app.web import sessions
@@ -107,7 +107,7 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
         "closes": local(event.closes_at, event),
         "opens_input": local(event.opens_at, event, INPUT_FORMAT),
         "closes_input": local(event.closes_at, event, INPUT_FORMAT),
-        "frozen": feed_service.feed_frozen(session, event),
+        "frozen": freeze.feed_frozen(session, event),
         "next_statuses": [
             status
             for status in EVENT_STATUSES

@@ -5,7 +5,7 @@
   or how to sign in when there is no cookie;
 - `GET /t/{code}` for the participant's own discard or save code shows the same
   confirmation as the code form (nothing recorded); any other code records a take
-  through the feed (`app.feed.service.scan`, the code path of `POST /api/v1/scan`)
+  through the feed (`app.feed.ingest.scan`, the code path of `POST /api/v1/scan`)
   with a fresh source id, then redirects (303) to the take's result page
   `/me/takes/{take_id}`: reloading the result never records again;
 - `POST /me/code` shows what a discard or save code would do (nothing is recorded);
@@ -13,8 +13,8 @@
   so a resubmitted form is the same delivery and is stored once);
 - `POST /me/signout`.
 
-Cards are shown only as the feed's participant view shows them (cards of CPs this
-participant has not taken never appear).
+Cards are shown only as the feed's participant view shows them (`app.feed.views`: cards
+of CPs this participant has not taken never appear; RULES.md I-1).
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ from app.core.errors import AppError
 from app.core.types import Code, FormId, Note, PathId
 from app.events.deps import participant_by_token
 from app.events.models import Event, Participant
-from app.feed import service as feed_service
+from app.feed import deck as feed_deck
+from app.feed import ingest as feed_ingest
+from app.feed import views as feed_views
 from app.feed.schemas import ParticipantStateRead, StateTake
 from app.flows import log_chain
 from app.live import hub as live_hub
@@ -78,8 +80,8 @@ class GameView:
     takes: list[Any]
     next: str  # collect | draw | decide | must_save
     missing: int
-    known: set[str]
     state: ParticipantStateRead = field(repr=False)
+    shown: feed_views.ParticipantView = field(repr=False)  # with the request's one deck
     value: tuple[str, str] | None = None  # the hand's value (English, Russian), 1 to 5 cards
 
     def value_in(self, lang: str) -> str | None:
@@ -105,18 +107,13 @@ def course_state(event: Event, now: datetime) -> str:
     return "open" if now < event.closes_at else "closed"
 
 
-def card_discard_codes(session: SessionDep, event: Event) -> dict[str, str]:
-    """card -> discard code of the event's deck (used only for cards the participant holds)."""
-    deck = feed_service.load_deck(session, event)
-    return {ref.card: deck.discard_codes[ref.checkpoint_id] for ref in deck.checkpoints.values()}
-
-
 def game_view(session: SessionDep, participant: Participant) -> GameView:
-    """The participant's state from the feed (participant view) plus the next step."""
+    """The participant's state from the feed (`feed_views.participant_view`: what they may
+    see, RULES.md I-1, with the discard codes of their cards) plus the next step."""
     event = session.get(Event, participant.event_id)
     assert event is not None
-    state = feed_service.participant_state(session, participant, as_participant=True)
-    codes = card_discard_codes(session, event) if state.hand else {}
+    shown = feed_views.participant_view(session, participant)
+    state = shown.state
     missing = HAND_SIZE - len(state.hand)
     if missing > 0:
         # RULES.md §1.2 rule 4: discard codes in a row form one step, then draw again.
@@ -124,30 +121,22 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
         next_step = "collect" if state.round == 1 else drawing
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
-    # Cards are shown only for CPs that counted for this participant (a hand_full take
-    # does not consume its CP, RULES.md I-1, so its card stays face down here; the
-    # participant view keeps only its CP number).
-    known = {t.card for t in state.takes if t.kind == "card" and t.outcome == "counted"}
     takes = [
-        {
-            **take.model_dump(),
-            "card": take.card if take.card in known else None,
-            "local_time": local_time(take.taken_at, event),
-        }
+        {**take.model_dump(), "local_time": local_time(take.taken_at, event)}
         for take in reversed(state.takes)
     ]
     return GameView(
         deal=state.deal,
         round=state.round,
-        hand=[HandCard(card, codes.get(card)) for card in state.hand],
+        hand=[HandCard(card, code) for card, code in shown.hand],
         discards_left=state.discards_left,
         save_codes_left=state.save_codes_left,
-        combinations=feed_service.by_strength(state.combinations, event.hand_ranking),
+        combinations=feed_deck.by_strength(state.combinations, event.hand_ranking),
         takes=takes,
         next=next_step,
         missing=missing,
-        known=known,
         state=state,
+        shown=shown,
         value=hand_value(state.hand, event.hand_ranking),
     )
 
@@ -157,7 +146,7 @@ def hand_value(hand: list[str], ranking: str) -> tuple[str, str] | None:
     for 1 to 4 cards the best category they already make (`partial_value`, jokers per
     I-6); None for an empty hand."""
     if len(hand) == HAND_SIZE:
-        return feed_service.describe(hand, ranking)
+        return feed_deck.describe(hand, ranking)
     if not hand:
         return None
     partial = partial_value(hand)
@@ -254,7 +243,7 @@ def take_checkpoint(
     if participant is None:
         return sign_in_help(request, pending_code=True)
     view = game_view(session, participant)
-    kind, cp, _ = classify(session, participant, code)
+    kind, cp, _ = classify(session, participant, code, view)
     if kind == "save" or (kind == "discard" and cp and cp.card in {i.card for i in view.hand}):
         # Discards and saves are irreversible: the same confirmation step as the code form
         # (nothing recorded until `POST /me/code/confirm`). Other codes are recorded at once
@@ -273,11 +262,11 @@ def record_take(
     code: str,
     source_id: str,
 ) -> Response:
-    """Record `code` through the feed (`feed_service.scan`, as the API's scan) and go to
+    """Record `code` through the feed (`feed_ingest.scan`, as the API's scan) and go to
     the take's page; a refusal (409 feed closed, 429 too many unknown codes, …) is shown
     on the refusal page with its status."""
     try:
-        result = feed_service.scan(
+        result = feed_ingest.scan(
             session,
             participant,
             code,
@@ -322,11 +311,7 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
         )
     event = session.get(Event, participant.event_id)
     assert event is not None
-    result = take.model_dump()
-    if take.card not in view.known:
-        result["card"] = None
-    if take.kind == "card" and take.outcome == "counted" and take.card:
-        result["discard_code"] = card_discard_codes(session, event).get(take.card)
+    result = {**take.model_dump(), "discard_code": view.shown.take_discard_code(take)}
     combination = next((c for c in view.combinations if c.id == take_id), None)
     context = {
         "participant": participant,
@@ -338,13 +323,10 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
     return render(request, "participant/take.html", context)
 
 
-def classify(session: SessionDep, participant: Participant, code: str):
-    """(kind, card) of a typed code as the rules engine would read it (nothing recorded)."""
-    event = session.get(Event, participant.event_id)
-    assert event is not None
-    deck = feed_service.load_deck(session, event)
-    kind, cp, normalised = feed_service.course_of(session, deck, participant.id).classify(code)
-    return kind, cp, normalised
+def classify(session: SessionDep, participant: Participant, code: str, view: GameView):
+    """(kind, CP, normalised code) of a typed code as the rules engine would read it
+    (nothing recorded), with the deck the request already loaded (`view`)."""
+    return feed_deck.course_of(session, view.shown.deck, participant.id).classify(code)
 
 
 @router.post("/me/code")
@@ -375,7 +357,7 @@ def confirmation(
     one of the participant's save codes); every other code is "not one of your codes", so
     the preview is no oracle for CP or other participants' codes (RULES.md I-1, secrecy).
     """
-    kind, cp, normalised = classify(session, participant, code)
+    kind, cp, normalised = classify(session, participant, code, view)
     held = {item.card for item in view.hand}
     target_card = cp.card if (kind == "discard" and cp and cp.card in held) else None
     shown_kind = kind if (kind == "save" or target_card) else "other"
@@ -436,10 +418,10 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         for place in auction_rules.ceremony_order(event.award_places)
     ]
     won = participant.id in auction_repo.winner_ids(session, event.id)
-    state = feed_service.participant_state(session, participant, as_participant=True)
+    state = feed_views.participant_state(session, participant, as_participant=True)
     usable_ids = auction_service.usable_combination_ids(session, event, participant.id)
-    usable = feed_service.by_strength(
-        (c for c in state.combinations if c.id in usable_ids), event.hand_ranking
+    usable = feed_deck.by_strength(
+        feed_views.usable_combinations(state, usable_ids), event.hand_ranking
     )
     # only the participants these views name, not the whole event (issue 18: a phone's
     # data is a small query set of its own)

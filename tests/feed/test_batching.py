@@ -14,7 +14,8 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from app.feed import batching, service
+from app.feed import batching
+from app.feed import ingest as feed_ingest
 from app.feed.models import Take
 from tests.feed.conftest import World, at
 
@@ -121,14 +122,14 @@ def test_concurrent_deliveries_share_a_transaction_and_keep_their_own_results(
 def test_a_failing_delivery_does_not_take_the_others_down(
     app, client, admin, world, held, session, monkeypatch
 ):
-    real_ingest = service.ingest
+    real_ingest = feed_ingest.ingest
 
     def ingest(session, event, items, **kwargs):
         if any(item.get("source_id") == "boom" for item in items):
             raise RuntimeError("a bug tripped by one delivery")
         return real_ingest(session, event, items, **kwargs)
 
-    monkeypatch.setattr(service, "ingest", ingest)
+    monkeypatch.setattr(feed_ingest, "ingest", ingest)
     alice, bob = world.alice.external_id, world.bob.external_id
     first = (admin, {"takes": [take(world, alice, "2H", 1, "a1")]})
     rest = [

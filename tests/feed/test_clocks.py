@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.core.db import utcnow
-from app.feed.service import clock_offset
+from app.feed.ingest import clock_offset
 from tests.feed.conftest import CLOSES, World
 
 SEVEN_MINUTES = 7 * 60

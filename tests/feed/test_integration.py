@@ -173,7 +173,7 @@ def test_csv_without_the_columns(client, admin, world):
 
 
 def test_csv_source_ids_identify_the_same_take_whatever_the_spelling():
-    from app.feed.service import csv_items
+    from app.feed.csv_import import csv_items
 
     text = (
         "Participant,Code,Taken_At\n"

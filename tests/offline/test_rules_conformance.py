@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from app.feed import rules
-from app.feed.service import categoriser
+from app.feed.deck import categoriser
 from app.poker.cards import DECK
 from app.poker.evaluator import CATEGORIES, evaluate, partial_value
 from app.web.participant import hand_value

@@ -23,7 +23,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.events.models import Event, Participant
-from app.feed import service as feed_service
+from app.feed import ingest as feed_ingest
+from app.feed import views as feed_views
 from app.feed.models import Take
 from app.main import create_app
 from tests.conftest import make_settings
@@ -207,7 +208,7 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
 
     with Session(engine) as db:
         participant = db.get(Participant, anna.id)
-        state = feed_service.participant_state(db, participant, as_participant=False)
+        state = feed_views.participant_state(db, participant, as_participant=False)
     assert [(t.kind, t.outcome, t.reason) for t in state.takes] == shown
     assert state.hand == [] and (state.deal, state.round) == (2, 1)
     (combination,) = state.combinations
@@ -241,7 +242,7 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
         page.wait_for_selector("#take-status")
     assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "10♠", "A♣"]
     with Session(engine) as db:  # the organiser's correction, dated before the phone's takes
-        feed_service.add_take(
+        feed_ingest.add_take(
             db, db.get(Event, event_id), participant="11", code=codes["2S"][0],
             taken_at=start - timedelta(minutes=5), note="paper card", source_id=None,
             actor="organiser",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.events.rules import EVENT_STATUSES
+from app.feed.ingest import ORGANISER_SOURCE, PHONE_SOURCE
 from app.feed.rules import REASONS
-from app.feed.service import ORGANISER_SOURCE, PHONE_SOURCE
 from app.poker.evaluator import CATEGORIES
 from app.web.i18n import BASE_KEYS, MESSAGES, SETUP_MESSAGES, label, translate
 
