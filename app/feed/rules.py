@@ -239,69 +239,88 @@ def apply_take(state: PlayState, take: TakeIn, course: Course) -> tuple[PlayStat
     kind, cp, normalised = course.classify(take.code)
     if not (course.opens_at <= take.taken_at < course.closes_at):
         return _rejected(take, kind, OUTSIDE_COURSE_HOURS, state, cp)
-
     if kind == "card":
         assert cp is not None
-        if cp.card in state.taken:
-            return _rejected(take, kind, DUPLICATE, state, cp)
-        if len(state.hand) >= HAND_SIZE:
-            return _rejected(take, kind, HAND_FULL, state, cp)
-        state = replace(
-            state,
-            hand=(*state.hand, cp.card),
-            taken=(*state.taken, cp.card),
-            in_discard_step=False,
-        )
-        return state, Outcome(
-            take.take_id, kind, COUNTED, None, cp.card, cp.checkpoint_id, state.deal, state.round
-        )
-
+        return _take_card(state, take, cp)
     if kind == "discard":
         assert cp is not None
-        if cp.card not in state.hand:
-            return _rejected(take, kind, CARD_NOT_IN_HAND, state, cp)
-        if not state.in_discard_step:
-            if state.discard_steps >= MAX_DISCARD_STEPS:
-                return _rejected(take, kind, NO_DISCARDS_LEFT, state, cp)
-            if len(state.hand) != HAND_SIZE:
-                return _rejected(take, kind, HAND_NOT_FULL, state, cp)
-            state = replace(
-                state,
-                discard_steps=state.discard_steps + 1,
-                round=state.round + 1,
-                in_discard_step=True,
-            )
-        state = replace(state, hand=tuple(card for card in state.hand if card != cp.card))
-        return state, Outcome(
-            take.take_id, kind, COUNTED, None, cp.card, cp.checkpoint_id, state.deal, state.round
-        )
-
+        return _discard(state, take, cp)
     if kind == "save":
-        if normalised in state.used_save_codes:
-            return _rejected(take, kind, CODE_ALREADY_USED, state, None)
+        return _save(state, take, normalised, course)
+    return _rejected(take, kind, UNKNOWN_CODE, state, None)
+
+
+def _take_card(state: PlayState, take: TakeIn, cp: CheckpointRef) -> tuple[PlayState, Outcome]:
+    """A card take (RULES.md §1.2 rules 1–2, I-1): `duplicate` for a CP already counted;
+    `hand_full` with 5 cards in hand, the CP NOT consumed; else the card joins the hand
+    and any discard step ends."""
+    if cp.card in state.taken:
+        return _rejected(take, "card", DUPLICATE, state, cp)
+    if len(state.hand) >= HAND_SIZE:
+        return _rejected(take, "card", HAND_FULL, state, cp)
+    state = replace(
+        state,
+        hand=(*state.hand, cp.card),
+        taken=(*state.taken, cp.card),
+        in_discard_step=False,
+    )
+    return state, Outcome(
+        take.take_id, "card", COUNTED, None, cp.card, cp.checkpoint_id, state.deal, state.round
+    )
+
+
+def _discard(state: PlayState, take: TakeIn, cp: CheckpointRef) -> tuple[PlayState, Outcome]:
+    """A discard code (RULES.md §1.2 rule 4, I-2): continuing a discard step, the card
+    leaves the hand; a new step needs the card in hand, a step left and a full hand, and
+    starts the next round."""
+    if cp.card not in state.hand:
+        return _rejected(take, "discard", CARD_NOT_IN_HAND, state, cp)
+    if not state.in_discard_step:
+        if state.discard_steps >= MAX_DISCARD_STEPS:
+            return _rejected(take, "discard", NO_DISCARDS_LEFT, state, cp)
         if len(state.hand) != HAND_SIZE:
-            return _rejected(take, kind, HAND_NOT_FULL, state, None)
-        combination = SavedCombination(
-            id=take.take_id,
-            cards=state.hand,
-            category=course.categorise(state.hand),
-            deal=state.deal,
-            saved_at=take.taken_at,
-        )
-        outcome = Outcome(take.take_id, kind, COUNTED, None, None, None, state.deal, state.round)
+            return _rejected(take, "discard", HAND_NOT_FULL, state, cp)
         state = replace(
             state,
-            hand=(),
-            deal=state.deal + 1,
-            round=1,
-            discard_steps=0,
-            in_discard_step=False,
-            used_save_codes=(*state.used_save_codes, normalised),
-            combinations=(*state.combinations, combination),
+            discard_steps=state.discard_steps + 1,
+            round=state.round + 1,
+            in_discard_step=True,
         )
-        return state, outcome
+    state = replace(state, hand=tuple(card for card in state.hand if card != cp.card))
+    return state, Outcome(
+        take.take_id, "discard", COUNTED, None, cp.card, cp.checkpoint_id, state.deal, state.round
+    )
 
-    return _rejected(take, kind, UNKNOWN_CODE, state, None)
+
+def _save(
+    state: PlayState, take: TakeIn, normalised: str, course: Course
+) -> tuple[PlayState, Outcome]:
+    """A save code (RULES.md §1.2 rule 6): a used code -> `code_already_used`; fewer than
+    5 cards -> `hand_not_full` (the code stays unused); else the hand becomes a
+    combination, the hand empties and the next deal starts."""
+    if normalised in state.used_save_codes:
+        return _rejected(take, "save", CODE_ALREADY_USED, state, None)
+    if len(state.hand) != HAND_SIZE:
+        return _rejected(take, "save", HAND_NOT_FULL, state, None)
+    combination = SavedCombination(
+        id=take.take_id,
+        cards=state.hand,
+        category=course.categorise(state.hand),
+        deal=state.deal,
+        saved_at=take.taken_at,
+    )
+    outcome = Outcome(take.take_id, "save", COUNTED, None, None, None, state.deal, state.round)
+    state = replace(
+        state,
+        hand=(),
+        deal=state.deal + 1,
+        round=1,
+        discard_steps=0,
+        in_discard_step=False,
+        used_save_codes=(*state.used_save_codes, normalised),
+        combinations=(*state.combinations, combination),
+    )
+    return state, outcome
 
 
 def field_order(take: TakeIn) -> tuple[datetime, int]:

@@ -22,7 +22,7 @@ from app.core.db import utcnow
 from app.events.models import Event, Participant
 from app.feed import repository as repo
 from app.feed import rules
-from app.feed.deck import Deck, describe, display, load_deck
+from app.feed.deck import Deck, course_of, describe, display, load_deck
 from app.feed.models import Combination, ParticipantState, Take, TakeOutcome, TakeVoid
 from app.feed.projection import VOIDED
 from app.feed.schemas import (
@@ -111,9 +111,10 @@ class ParticipantView:
     `state`: their state and log with only the cards they have seen (`seen`);
     `hand`: each card in hand with its CP's discard code (None: no such CP);
     `discard_codes`: seen card -> its CP's discard code; `deck`: the event's deck, loaded
-    once for the request (pages classify typed codes with it).
+    once for the request (`own_code` classifies typed codes with it).
     """
 
+    participant_id: int
     state: ParticipantStateRead
     seen: frozenset[str]
     hand: list[tuple[str, str | None]]
@@ -126,6 +127,17 @@ class ParticipantView:
         if take.kind == "card" and take.outcome == rules.COUNTED and take.card:
             return self.discard_codes.get(take.card)
         return None
+
+    def own_code(self, session: Session, code: str) -> tuple[str, str | None, str]:
+        """`(kind, card, normalised code)` of a typed code as this participant may be told
+        before it is recorded (RULES.md I-1, secrecy): `save` (one of their save codes),
+        `discard` with the card (the discard code of a card in their hand), else `other`
+        with no card, so a preview is no oracle for CP codes or other participants' codes.
+        One query (their save codes)."""
+        kind, cp, normalised = course_of(session, self.deck, self.participant_id).classify(code)
+        if kind == "discard" and cp is not None and cp.card in {card for card, _ in self.hand}:
+            return "discard", cp.card, normalised
+        return ("save" if kind == "save" else "other"), None, normalised
 
 
 def participant_view(
@@ -142,7 +154,7 @@ def participant_view(
     by_card = deck.discard_codes_by_card() if seen else {}
     codes = {card: by_card[card] for card in seen if card in by_card}
     hand = [(card, codes.get(card)) for card in state.hand]
-    return ParticipantView(state, frozenset(seen), hand, codes, deck)
+    return ParticipantView(participant.id, state, frozenset(seen), hand, codes, deck)
 
 
 def usable_combinations(

@@ -243,8 +243,7 @@ def take_checkpoint(
     if participant is None:
         return sign_in_help(request, pending_code=True)
     view = game_view(session, participant)
-    kind, cp, _ = classify(session, participant, code, view)
-    if kind == "save" or (kind == "discard" and cp and cp.card in {i.card for i in view.hand}):
+    if view.shown.own_code(session, code)[0] != "other":
         # Discards and saves are irreversible: the same confirmation step as the code form
         # (nothing recorded until `POST /me/code/confirm`). Other codes are recorded at once
         # (CP takes; unknown codes count towards the guessing limit in `scan`).
@@ -323,12 +322,6 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
     return render(request, "participant/take.html", context)
 
 
-def classify(session: SessionDep, participant: Participant, code: str, view: GameView):
-    """(kind, CP, normalised code) of a typed code as the rules engine would read it
-    (nothing recorded), with the deck the request already loaded (`view`)."""
-    return feed_deck.course_of(session, view.shown.deck, participant.id).classify(code)
-
-
 @router.post("/me/code")
 def check_code(
     request: Request,
@@ -353,14 +346,11 @@ def confirmation(
 ) -> Response:
     """The confirmation page of a code (nothing is recorded here).
 
-    Only this participant's own codes are named (the discard code of a card in the hand,
-    one of the participant's save codes); every other code is "not one of your codes", so
-    the preview is no oracle for CP or other participants' codes (RULES.md I-1, secrecy).
+    Only this participant's own codes are named (`ParticipantView.own_code`: the discard
+    code of a card in the hand, one of the participant's save codes); every other code is
+    "not one of your codes" (RULES.md I-1, secrecy).
     """
-    kind, cp, normalised = classify(session, participant, code, view)
-    held = {item.card for item in view.hand}
-    target_card = cp.card if (kind == "discard" and cp and cp.card in held) else None
-    shown_kind = kind if (kind == "save" or target_card) else "other"
+    shown_kind, target_card, normalised = view.shown.own_code(session, code)
     context = {
         "participant": participant,
         "view": view,
