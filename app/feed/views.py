@@ -71,9 +71,7 @@ def for_participant(result: TakeResult, seen: set[str]) -> TakeResult:
     has not seen are never shown.
     """
     data = result.model_dump()
-    if result.reason == rules.HAND_FULL:
-        data["card"] = data["card_display"] = data["discard_code"] = None
-    if result.card is not None and result.card not in seen:
+    if _card_hidden(result.card, result.reason, seen):
         data["card"] = data["card_display"] = data["discard_code"] = None
     if result.kind != "card" or result.reason == rules.OUTSIDE_COURSE_HOURS:
         data["discard_code"] = None
@@ -91,6 +89,13 @@ def results_for_participant(
     ]
 
 
+def _card_hidden(card: str | None, reason: str | None, seen: Collection[str]) -> bool:
+    """RULES.md I-1 on one take: its card is hidden from its participant when the take was
+    refused as `hand_full` (the CP was not consumed) or the card is not one they have
+    seen (`seen_cards`)."""
+    return card is not None and (card not in seen or reason == rules.HAND_FULL)
+
+
 def _hidden_card(
     card: str | None, checkpoint: int | None, outcome: TakeOutcome | None, seen: set[str]
 ) -> tuple[str | None, int | None]:
@@ -98,9 +103,9 @@ def _hidden_card(
     `hand_full` take reveals no card, nor does a take of a card they have not seen. The CP
     number of a `hand_full` take stays: the participant stood at that CP, and a number
     tells nothing of its card (CP numbers are public)."""
-    hand_full = outcome is not None and outcome.reason == rules.HAND_FULL
-    if card is not None and (card not in seen or hand_full):
-        return None, checkpoint if hand_full else None
+    reason = outcome.reason if outcome is not None else None
+    if _card_hidden(card, reason, seen):
+        return None, checkpoint if reason == rules.HAND_FULL else None
     return card, checkpoint
 
 
