@@ -18,18 +18,8 @@ MAX_FUNCTION_LINES = 60
 # A longer function says why in its docstring, e.g. "Long because the steps read in order".
 LENGTH_REASON = re.compile(r"Long because|Length:")
 
-# Known long functions of the files another lane of issue 15 is rewriting (the feed
-# split). TEMPORARY: the lead empties this list when the lanes are merged.
-LONG_FUNCTIONS_ALLOWED = {
-    "app/feed/rules.py::apply_take",  # feedsplit lane
-    "app/feed/service.py::ingest",  # feedsplit lane
-    "app/feed/service.py::replay_event",  # feedsplit lane
-    "app/feed/service.py::warnings",  # feedsplit lane
-    "app/feed/service.py::replay_participant",  # feedsplit lane
-    "app/feed/service.py::participant_state",  # feedsplit lane
-    "app/feed/service.py::_chained_take_rows",  # feedsplit lane
-    "app/feed/service.py::log",  # feedsplit lane
-}
+# Known long functions allowed without a reason (none: the feed split landed).
+LONG_FUNCTIONS_ALLOWED: set[str] = set()
 
 # Reading the clock: rules modules take the time as an argument instead.
 CLOCK = re.compile(r"datetime\.now|utcnow|date\.today|time\.time\(|monotonic|perf_counter")
