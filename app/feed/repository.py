@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import RowMapping, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import RowMapping, Select, bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -501,6 +501,16 @@ def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantSt
 
 
 # -- the event rebuild (set-based: a handful of queries for the whole event) ------------------
+
+
+def event_has_takes(session: Session, event_id: int) -> bool:
+    """True once any take of the event is recorded (voided ones count: the log keeps them)."""
+    return bool(session.scalar(select(exists().where(Take.event_id == event_id))))
+
+
+def participant_has_takes(session: Session, participant_id: int) -> bool:
+    """True once any take of the participant is recorded (voided ones count)."""
+    return bool(session.scalar(select(exists().where(Take.participant_id == participant_id))))
 
 
 def participants_with_takes(session: Session, event_id: int) -> list[tuple[int, str]]:

@@ -10,23 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from app.core.errors import Conflict
 from app.events import service as event_service
 from app.events.models import Checkpoint, Event, Participant
 from app.events.service import ORGANISER, DeckRow, Locate
-from app.feed.models import Take
+from app.feed import repository as feed_repo
 
 
 def has_takes(session: Session, event: Event) -> bool:
     """True once any take of `event` is recorded (the deck is in play)."""
-    return bool(session.scalar(select(exists().where(Take.event_id == event.id))))
-
-
-def _participant_has_takes(session: Session, participant: Participant) -> bool:
-    return bool(session.scalar(select(exists().where(Take.participant_id == participant.id))))
+    return feed_repo.event_has_takes(session, event.id)
 
 
 def ensure_deck_editable(session: Session, event: Event) -> None:
@@ -64,7 +59,7 @@ def shuffle_deck(
 def delete_participant(session: Session, event: Event, participant: Participant) -> None:
     """`event_service.delete_participant` for a participant without takes; Conflict
     `participant_has_takes` (409) once any take of theirs is recorded."""
-    if _participant_has_takes(session, participant):
+    if feed_repo.participant_has_takes(session, participant.id):
         raise Conflict(
             "The participant has takes recorded and cannot be deleted.",
             code="participant_has_takes",
