@@ -23,24 +23,29 @@ from app.auctions.schemas import (
     WithdrawalRead,
 )
 from app.core import guard
-from app.core.deps import OrganiserDep, SessionDep, bearer_token, is_organiser
+from app.core.deps import SessionDep
 from app.core.errors import Unauthorized
+from app.core.principal import OrganiserDep
 from app.core.types import PathId
-from app.events.deps import EventDep, participant_by_token
+from app.events.deps import EventDep, OrganiserOrParticipant, participant_of
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
 
 
-def get_caller(request: Request, session: SessionDep, event: EventDep) -> service.Caller:
-    """The organiser, a participant of this event (own access token), or anybody."""
-    if is_organiser(request):
+def get_caller(
+    event: EventDep, session: SessionDep, principal: OrganiserOrParticipant, request: Request
+) -> service.Caller:
+    """The auctions' caller of the request's Principal: the organiser, a participant of
+    this event (own access token), or anybody (a participant of another event is anybody,
+    and counts as a failed credential for `app.core.guard`)."""
+    if principal.is_organiser:
         return service.Caller(organiser=True)
-    participant = participant_by_token(session, bearer_token(request))
+    participant = participant_of(session, principal)
     if participant is not None and participant.event_id == event.id:
         return service.Caller(organiser=False, participant=participant)
-    if bearer_token(request):
+    if participant is not None:
         guard.mark_failed(request)  # a token that matches nobody here (app.core.guard)
     return service.Caller(organiser=False)
 

@@ -1,6 +1,7 @@
-"""Request dependencies shared by every domain: settings, the session, organiser auth.
+"""Request dependencies shared by every domain: settings, the session, the bearer token.
 
-Use the `Annotated` aliases in routes: `SessionDep`, `SettingsDep`, `OrganiserDep`.
+Use the `Annotated` aliases in routes: `SessionDep`, `SettingsDep`; who is calling:
+`app.core.principal` (`OrganiserDep`, `accepts(...)`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
-from app.core.errors import Unauthorized
-from app.core.security import tokens_equal
 
 
 def get_settings_dep(request: Request) -> Settings:
@@ -98,21 +97,3 @@ def bearer_token(request: Request) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
-
-
-def is_organiser(request: Request) -> bool:
-    """True when the request carries the organiser token (header) or an organiser session."""
-    settings: Settings = request.app.state.settings
-    if tokens_equal(bearer_token(request), settings.admin_token):
-        return True
-    checker = getattr(request.app.state, "organiser_session_check", None)
-    return bool(checker and checker(request))
-
-
-def require_organiser(request: Request) -> None:
-    """Dependency: 401 problem unless the caller is the organiser."""
-    if not is_organiser(request):
-        raise Unauthorized("The organiser token is missing or wrong.")
-
-
-OrganiserDep = Annotated[None, Depends(require_organiser)]

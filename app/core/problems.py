@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -84,17 +84,29 @@ def _validation_errors(exc: RequestValidationError | ValidationError) -> list[di
     return errors
 
 
+def not_found_page(request: Request) -> Response | None:
+    """The HTML 404 page registered as `app.state.not_found_page` by the pages (it returns
+    None for a path that is not a page), or None."""
+    page = getattr(request.app.state, "not_found_page", None)
+    return page(request) if page is not None else None
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    """Render every error of `app` as a problem response (never a traceback)."""
+    """Render every error of `app` as a problem response (never a traceback); a 404 of a
+    page address is the pages' HTML page (`not_found_page`)."""
 
     @app.exception_handler(AppError)
-    async def _app_error(_request: Request, exc: AppError) -> JSONResponse:
+    async def _app_error(request: Request, exc: AppError) -> Response:
+        if exc.status == 404 and (page := not_found_page(request)) is not None:
+            return page
         return problem_response(
             exc.status, exc.code, exc.detail, title=exc.title, headers=exc.headers, **exc.extra
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404 and (page := not_found_page(request)) is not None:
+            return page
         code = _STATUS_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         return problem_response(
@@ -102,8 +114,12 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
         errors = _validation_errors(exc)
+        # /admin/events/new: a word where a page's number goes is no such page
+        no_id = any(e["loc"][:1] == ["path"] and e["type"] == "int_parsing" for e in errors)
+        if no_id and (page := not_found_page(request)) is not None:
+            return page
         if any(error["type"] == "json_invalid" for error in errors):
             detail = "The request body is not valid JSON."
         else:

@@ -1,15 +1,19 @@
-"""Dependencies that load and authorise event-domain objects for routes."""
+"""Dependencies that load and authorise event-domain objects for routes.
+
+Registers the participant's access token with `app.core.principal` (kind `participant`).
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from app.core import guard
-from app.core.deps import SessionDep, bearer_token, is_organiser
-from app.core.errors import NotFound, Unauthorized
+from app.core.deps import SessionDep
+from app.core.errors import NotFound
+from app.core.principal import Kind, Principal, accepts, register_lookup
 from app.core.security import hash_token
 from app.core.types import PathId
 from app.events.models import Event, Participant
@@ -26,7 +30,7 @@ def valid_event(event_id: PathId, session: SessionDep) -> Event:
 EventDep = Annotated[Event, Depends(valid_event)]
 
 
-def participant_by_token(session: SessionDep, token: str | None) -> Participant | None:
+def participant_by_token(session: Session, token: str | None) -> Participant | None:
     """The participant whose access token is `token` (looked up by its hash), or None."""
     if not token:
         return None
@@ -35,27 +39,46 @@ def participant_by_token(session: SessionDep, token: str | None) -> Participant 
     )
 
 
-def current_participant(request: Request, session: SessionDep) -> Participant:
+def participant_principal(participant: Participant) -> Principal:
+    return Principal(Kind.PARTICIPANT, participant_id=participant.id, event_id=participant.event_id)
+
+
+def _token_lookup(session: Session, token: str) -> Principal | None:
+    participant = participant_by_token(session, token)
+    return participant_principal(participant) if participant is not None else None
+
+
+register_lookup(Kind.PARTICIPANT, _token_lookup)
+
+
+def participant_of(session: Session, principal: Principal) -> Participant | None:
+    """The participant row of a participant Principal (from the session's identity map:
+    the lookup loaded it), else None."""
+    if principal.kind is not Kind.PARTICIPANT or principal.participant_id is None:
+        return None
+    return session.get(Participant, principal.participant_id)
+
+
+def current_participant(
+    principal: Annotated[
+        Principal,
+        Depends(
+            accepts(Kind.PARTICIPANT, detail="The participant access token is missing or wrong.")
+        ),
+    ],
+    session: SessionDep,
+) -> Participant:
     """Dependency: the participant of `Authorization: Bearer <access_token>`, else 401."""
-    participant = participant_by_token(session, bearer_token(request))
-    if participant is None:
-        raise Unauthorized("The participant access token is missing or wrong.")
+    participant = participant_of(session, principal)
+    assert participant is not None
     return participant
 
 
 ParticipantDep = Annotated[Participant, Depends(current_participant)]
 
-
-def organiser_or_public(request: Request, session: SessionDep) -> bool:
-    """True for the organiser; False for anyone else (the public view).
-
-    A bearer token that is neither the organiser's nor a participant's counts as a
-    failed credential of the caller's address (`app.core.guard`): public endpoints
-    must not let anyone test organiser tokens unthrottled.
-    """
-    if is_organiser(request):
-        return True
-    token = bearer_token(request)
-    if token and participant_by_token(session, token) is None:
-        guard.mark_failed(request)
-    return False
+OrganiserOrParticipant = Annotated[
+    Principal, Depends(accepts(Kind.ORGANISER, Kind.PARTICIPANT, Kind.PUBLIC))
+]
+"""The organiser, a participant (own access token) or anybody; a bearer token that is
+neither marks the request failed for the sign-in guard (public routes must not let
+anyone test tokens unthrottled)."""

@@ -12,12 +12,13 @@ from fastapi import APIRouter, Depends, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
 from app.core import csvfiles, iof
-from app.core.deps import OrganiserDep, SessionDep, SettingsDep
+from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Unprocessable
+from app.core.principal import OrganiserDep
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
-from app.events.deps import EventDep, organiser_or_public
+from app.events.deps import EventDep, OrganiserOrParticipant
 from app.events.formats import DeckRow, ParticipantRow
 from app.events.schemas import (
     AccessTokenIssued,
@@ -127,9 +128,11 @@ def list_events(session: SessionDep, _: OrganiserDep) -> list[EventRead]:
 
 
 @router.get("/events/{event_id}", response_model=EventRead | EventPublic)
-def get_event(event: EventDep, request: Request, session: SessionDep) -> EventRead | EventPublic:
+def get_event(
+    event: EventDep, session: SessionDep, caller: OrganiserOrParticipant
+) -> EventRead | EventPublic:
     """The event; the organiser also sees `deck_seed`."""
-    if organiser_or_public(request, session):
+    if caller.is_organiser:
         return event_service.event_read(session, event)
     return event_service.event_public(session, event)
 
@@ -231,11 +234,11 @@ def import_checkpoints(
 
 @router.get("/events/{event_id}/checkpoints", response_model=DeckRead | PublicCheckpoints)
 def get_checkpoints(
-    event: EventDep, request: Request, session: SessionDep, settings: SettingsDep
+    event: EventDep, session: SessionDep, settings: SettingsDep, caller: OrganiserOrParticipant
 ) -> DeckRead | PublicCheckpoints:
     """The deck for the organiser; for anyone else only `number, lat, lon, hint`."""
     checkpoints = list(repository.checkpoints(session, event.id))
-    if organiser_or_public(request, session):
+    if caller.is_organiser:
         return _deck(event.deck_seed, checkpoints, settings.base_url)
     return PublicCheckpoints(
         checkpoints=[event_service.checkpoint_public(cp) for cp in checkpoints]

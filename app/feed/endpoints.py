@@ -8,10 +8,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from app.core import csvfiles
 from app.core.db import utcnow
-from app.core.deps import OrganiserDep, SessionDep, SettingsDep, bearer_token, is_organiser
-from app.core.errors import Forbidden, NotFound, Unauthorized, Unprocessable
+from app.core.deps import SessionDep, SettingsDep
+from app.core.errors import Forbidden, NotFound, Unprocessable
+from app.core.principal import Kind, OrganiserDep, Principal, accepts
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
-from app.events.deps import EventDep, ParticipantDep, participant_by_token
+from app.events.deps import EventDep, ParticipantDep, participant_of
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
@@ -151,19 +152,29 @@ def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantSta
     return views.participant_state(session, participant, as_participant=True)
 
 
+StateReader = Annotated[
+    Principal,
+    Depends(
+        accepts(
+            Kind.ORGANISER,
+            Kind.PARTICIPANT,
+            detail="The organiser token or the participant's access token is needed.",
+        )
+    ),
+]
+
+
 @router.get(
     "/events/{event_id}/participants/{external_id}/state",
     response_model=ParticipantStateRead,
     summary="A participant's state",
 )
 def participant_state(
-    event: EventDep, external_id: ExternalIdRef, request: Request, session: SessionDep
+    event: EventDep, external_id: ExternalIdRef, session: SessionDep, principal: StateReader
 ) -> ParticipantStateRead:
     """The organiser, or the participant with their own access token."""
-    organiser = is_organiser(request)
-    caller = None if organiser else participant_by_token(session, bearer_token(request))
-    if not organiser and caller is None:
-        raise Unauthorized("The organiser token or the participant's access token is needed.")
+    organiser = principal.is_organiser
+    caller = participant_of(session, principal)
     participant = repo.participants_by_external_id(session, event.id, [external_id]).get(
         external_id
     )

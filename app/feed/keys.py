@@ -13,8 +13,15 @@ from sqlalchemy.orm import Session
 
 from app.core import audit
 from app.core.db import utcnow
-from app.core.deps import bearer_token, is_organiser
 from app.core.errors import Conflict, NotFound, Unauthorized
+from app.core.principal import (
+    Kind,
+    Principal,
+    identify,
+    organiser_presented,
+    presented_secret,
+    register_lookup,
+)
 from app.core.security import hash_token, new_token
 from app.events.models import Event
 from app.feed.models import IntegrationKey
@@ -102,6 +109,23 @@ def revoke_key(
     return _read(key)
 
 
+def _key_principal(session: Session, secret: str) -> Principal | None:
+    """The Principal of a live (not revoked) integration key `secret`, or None."""
+    key = session.scalar(
+        select(IntegrationKey).where(
+            IntegrationKey.key_hash == hash_token(secret), IntegrationKey.revoked_at.is_(None)
+        )
+    )
+    if key is None:
+        return None
+    return Principal(
+        Kind.INTEGRATION_KEY, key_id=key.id, key_prefix=key.prefix, event_id=key.event_id
+    )
+
+
+register_lookup(Kind.INTEGRATION_KEY, _key_principal)
+
+
 def feed_actor(request: Request, session: Session, event: Event, body: bytes) -> str:
     """Who delivers to `event`'s feed: `organiser`, or `key:<prefix>` for an integration key.
 
@@ -115,17 +139,14 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     is wide because field devices' clocks drift and sync late: a replayed signed
     delivery stores nothing (the feed is idempotent), so only the signature matters.
     """
-    if is_organiser(request):
+    if organiser_presented(request):
         return "organiser"
-    secret = request.headers.get(KEY_HEADER) or bearer_token(request)
+    secret = presented_secret(request, ("key", "bearer"))
     if not secret:
         raise Unauthorized("The organiser token or an integration key is needed.")
-    key = session.scalar(
-        select(IntegrationKey).where(
-            IntegrationKey.key_hash == hash_token(secret),
-            IntegrationKey.event_id == event.id,
-            IntegrationKey.revoked_at.is_(None),
-        )
+    found = identify(session, secret, (Kind.INTEGRATION_KEY,))
+    key = (
+        session.get(IntegrationKey, found.key_id) if found and found.event_id == event.id else None
     )
     if key is None:
         raise Unauthorized(

@@ -11,16 +11,19 @@ from typing import Any
 
 from fastapi import APIRouter, Body, Request
 
-from app.core.deps import SessionDep, bearer_token, is_organiser
+from app.core.deps import SessionDep
+from app.core.principal import presented_secret
 from app.core.types import PathId
 from app.games import service
+from app.games.deps import GameCaller, game_viewer
 from app.games.schemas import ActionCreate, GameCreate, GameCreated, GameRead, ModuleList
 
 router = APIRouter(prefix="/api/v1/games", tags=["games"])
 
 
-def _token(request: Request, token: str | None) -> str | None:
-    return bearer_token(request) or token
+def _viewer(request: Request, principal: GameCaller, game: service.Game) -> service.Viewer:
+    presented = presented_secret(request, ("bearer", "query")) is not None
+    return game_viewer(principal, game, presented)
 
 
 @router.get("/modules", response_model=ModuleList)
@@ -53,11 +56,15 @@ def create_game(body: GameCreate, session: SessionDep) -> dict[str, Any]:
 
 @router.get("/{game_id}", response_model=GameRead)
 def read_game(
-    game_id: PathId, request: Request, session: SessionDep, token: str | None = None
+    game_id: PathId,
+    request: Request,
+    session: SessionDep,
+    principal: GameCaller,
+    token: str | None = None,  # documented here, read by the Principal (`?token=`)
 ) -> dict[str, Any]:
     """The game as the caller may see it (player token: that seat's view; none: public)."""
     loaded = service.load(session, game_id)
-    viewer = service.viewer_for(session, loaded.game, _token(request, token), is_organiser(request))
+    viewer = _viewer(request, principal, loaded.game)
     return service.read(loaded, viewer)
 
 
@@ -67,10 +74,11 @@ def post_action(
     body: ActionCreate,
     request: Request,
     session: SessionDep,
-    token: str | None = None,
+    principal: GameCaller,
+    token: str | None = None,  # documented here, read by the Principal (`?token=`)
 ) -> dict[str, Any]:
     """Apply an action; 409 `illegal_action` with `legal_actions` when the rules refuse it."""
     loaded = service.load(session, game_id)
-    viewer = service.viewer_for(session, loaded.game, _token(request, token), is_organiser(request))
+    viewer = _viewer(request, principal, loaded.game)
     loaded = service.act(session, loaded, viewer, body.action, body.seat, body.expected_seq)
     return service.read(loaded, viewer)

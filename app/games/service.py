@@ -125,34 +125,6 @@ def load(session: Session, game_id: int) -> Loaded:
     return Loaded(game, rules, repository.seats(session, game.id), state, len(log))
 
 
-def viewer_for(session: Session, game: Game, token: str | None, organiser: bool) -> Viewer:
-    """Who the caller is for `game`: player (their token), table (table token or organiser),
-    or public (no token). A token of another game or an unknown token → 401 problem."""
-    if organiser:
-        return Viewer("table", actor="organiser")
-    if not token:
-        return PUBLIC
-    digest = hash_token(token)
-    if secrets.compare_digest(digest, game.table_token_hash):
-        return Viewer("table", actor="table")
-    player = repository.player_by_token_hash(session, digest)
-    if player is None or player.game_id != game.id:
-        raise Unauthorized("This token does not belong to this game.", code="invalid_game_token")
-    return Viewer("player", seat=player.seat, actor=f"seat:{player.seat}")
-
-
-def game_by_token(session: Session, token: str) -> tuple[int, Viewer] | None:
-    """The game id and viewer of a player or table token (for the `/g/{token}` pages)."""
-    digest = hash_token(token)
-    game = repository.game_by_table_token_hash(session, digest)
-    if game is not None:
-        return game.id, Viewer("table", actor="table")
-    player = repository.player_by_token_hash(session, digest)
-    if player is not None:
-        return player.game_id, Viewer("player", seat=player.seat, actor=f"seat:{player.seat}")
-    return None
-
-
 def act(
     session: Session,
     loaded: Loaded,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from app.core.deps import OrganiserDep, SessionDep, SettingsDep
+from app.core.deps import SessionDep, SettingsDep
+from app.core.principal import OrganiserDep
 from app.events.deps import EventDep
 from app.events.endpoints import FileDep
 from app.events.schemas import CheckpointRead

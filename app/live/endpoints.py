@@ -23,8 +23,8 @@ from fastapi import APIRouter, Header, Path, Query, Request
 from sse_starlette import EventSourceResponse
 from sse_starlette.event import ServerSentEvent
 
-from app.core.deps import is_organiser
 from app.core.errors import NotFound
+from app.core.principal import OrganiserOrPublicDep
 from app.live import snapshots
 from app.live.hub import Channel, Hub, hub_for
 
@@ -115,6 +115,7 @@ async def messages(
 )
 async def live(
     request: Request,
+    caller: OrganiserOrPublicDep,
     event_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     since: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     last_event_id: Annotated[str | None, Header(max_length=40)] = None,
@@ -136,7 +137,7 @@ async def live(
     after = resume_point(last_event_id, since)
     shutdown = anyio.Event()
     return EventSourceResponse(
-        messages(hub, channel, after, is_organiser(request), shutdown, counts),
+        messages(hub, channel, after, caller.is_organiser, shutdown, counts),
         ping=PING_SECONDS,
         shutdown_event=shutdown,
         shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,

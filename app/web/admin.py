@@ -12,15 +12,15 @@ from typing import Annotated, Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Depends, Form, Request, Response
+from fastapi import APIRouter, Form, Request, Response
 from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.core import guard
 from app.core.db import utcnow
-from app.core.deps import OrganiserDep, SessionDep, SettingsDep, is_organiser
-from app.core.errors import AppError
+from app.core.deps import SessionDep, SettingsDep
+from app.core.principal import OrganiserDep
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PathId, to_utc
 from app.events import printing
@@ -37,27 +37,10 @@ from app.flows import log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
 from app.web import admin_ceremony, sessions
-from app.web.common import local_path, quoted, redirect_exception, render, see_other
-from app.web.forms import CsrfRejected
-from app.web.i18n import negotiate, translate
+from app.web.common import local_path, quoted, render, see_other
+from app.web.forms import AdminPage, CsrfDep, PageRedirect, done, outcome, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
-
-
-def require_organiser_page(request: Request) -> None:
-    """Page dependency: the organiser, else a 303 to the sign-in page."""
-    if not is_organiser(request):
-        raise redirect_exception("/admin/login?next=" + quoted(request.url.path))
-
-
-def check_csrf(request: Request, token: str) -> None:
-    """403 page unless `token` is this session's CSRF token."""
-    if not sessions.csrf_valid(request, token):
-        raise CsrfRejected()
-
-
-AdminPage = Annotated[None, Depends(require_organiser_page)]
-CsrfField = Annotated[str, Form()]
 
 
 @router.get("/login")
@@ -76,15 +59,13 @@ def login(
     request: Request,
     settings: SettingsDep,
     session: SessionDep,
+    _: CsrfDep,
     token: Annotated[str, Form()] = "",
-    csrf_token: CsrfField = "",
     next: Annotated[str, Form()] = "/admin",
 ) -> Response:
     """Check the organiser token and start a session (303 to `next`); a wrong token counts
     as a failed sign-in of this address (`app.core.guard`)."""
     target = local_path(next, "/admin")
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     if not tokens_equal(token.strip(), settings.admin_token):
         guard.mark_failed(request)
         return see_other("/admin/login?error=1&next=" + quoted(target))
@@ -95,10 +76,8 @@ def login(
 
 
 @router.post("/logout")
-def logout(request: Request, session: SessionDep, csrf_token: CsrfField = "") -> Response:
+def logout(request: Request, session: SessionDep, _: CsrfDep) -> Response:
     """End the organiser session: its row is deleted, so the cookie stops working everywhere."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     sid = sessions.organiser_session_id(request)
     if sid is not None:
         guard.end_session(session, sid)
@@ -111,7 +90,7 @@ def logout(request: Request, session: SessionDep, csrf_token: CsrfField = "") ->
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
     events = events_repo.list_events(session)
-    context = {"events": events, "local": local, **flash(request)}
+    context = {"events": events, "local": local, **outcome(request)}
     return render(request, "admin/events.html", context)
 
 
@@ -120,26 +99,8 @@ def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response
 KEY_FLASH_COOKIE = "rp_new_key"
 
 
-def flash(request: Request) -> dict[str, str | None]:
-    """The `notice` / `error` of a redirect after a form (`?done=<key>` / `?error=<code>`)."""
-    lang = negotiate(request)
-    done = request.query_params.get("done")
-    error = request.query_params.get("error")
-    notice = translate(lang, f"admin.done.{done}") if done else None
-    problem = None
-    if error:
-        key = f"error.{error}"
-        problem = translate(lang, key)
-        if problem == key:
-            problem = translate(lang, "admin.failed_generic")
-    return {"notice": notice, "error": problem}
-
-
-def back(url: str, *, done: str | None = None, error: AppError | None = None) -> Response:
-    """303 back to a page after a form, with its outcome in the query string."""
-    if error is not None:
-        return see_other(f"{url}?error={quote(error.code)}")
-    return see_other(f"{url}?done={quote(done)}" if done else url)
+def participant_url(event: Event, external_id: str) -> str:
+    return f"/admin/events/{event.id}/participants/{quote(external_id)}"
 
 
 def event_zone(event: Event) -> ZoneInfo:
@@ -179,7 +140,7 @@ def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": numbers["warnings"],
         "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
-        **flash(request),
+        **outcome(request),
     }
     return render(request, "admin/dashboard.html", context)
 
@@ -210,13 +171,11 @@ def participant_cards(
     session: SessionDep,
     settings: SettingsDep,
     _: AdminPage,
-    csrf_token: CsrfField = "",
+    __: CsrfDep,
     participant: Annotated[Note, Form()] = "",
 ) -> Response:
     """Printable participant cards (one participant, or all). Printing re-issues the
     access tokens (they are stored only hashed), so this is a CSRF-protected POST."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     if participant:
         targets = [events_service.get_participant(session, event, participant)]
     else:
@@ -241,7 +200,7 @@ def participant_page(
         "log": log.items,
         "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
         "now_local": local(utcnow(), event, "%Y-%m-%dT%H:%M"),
-        **flash(request),
+        **outcome(request),
     }
     return render(request, "admin/participant.html", context)
 
@@ -253,22 +212,17 @@ def void_take(
     request: Request,
     session: SessionDep,
     _: AdminPage,
+    __: CsrfDep,
     take_id: Annotated[FormId, Form()],
     reason: Annotated[Note, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Correction: void one take (the take stays in the log; the participant is replayed)."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
-    url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
-    try:
+    url = participant_url(event, external_id)
+    with redirect_on_error(url):
         feed_ingest.void_take(
             session, event, take_id, reason.strip() or "organiser correction", actor="organiser"
         )
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
-    return back(url, done="correction")
+    return done(url, "correction")
 
 
 @router.post("/events/{event_id}/participants/{external_id}/takes")
@@ -282,22 +236,19 @@ def add_take(
     taken_at: Annotated[Note, Form()] = "",
     note: Annotated[Note, Form()] = "",
     source_id: Annotated[Note, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Correction: add a missing take (time in the event's time zone)."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
-    url = f"/admin/events/{event.id}/participants/{quote(external_id)}"
+    url = participant_url(event, external_id)
     try:
         moment = datetime.fromisoformat(taken_at.strip())
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=event_zone(event))
         moment = to_utc(moment)  # the range of every time the service accepts
     except ValueError:
-        return see_other(f"{url}?error=bad_time")
+        raise PageRedirect(url, code="bad_time") from None
     if not code.strip():
-        return see_other(f"{url}?error=empty_code")
-    try:
+        raise PageRedirect(url, code="empty_code")
+    with redirect_on_error(url):
         feed_ingest.add_take(
             session,
             event,
@@ -308,10 +259,7 @@ def add_take(
             source_id=source_id or None,
             actor="organiser",
         )
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
-    return back(url, done="correction")
+    return done(url, "correction")
 
 
 @router.get("/events/{event_id}/keys")
@@ -327,7 +275,7 @@ def keys_page(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "keys": key_service.list_keys(session, event),
         "new_key": new_key,
         "local": lambda moment: local(moment, event),
-        **flash(request),
+        **outcome(request),
     }
     response = render(request, "admin/keys.html", context)
     if raw:
@@ -341,19 +289,14 @@ def create_key(
     request: Request,
     session: SessionDep,
     _: AdminPage,
+    __: CsrfDep,
     name: Annotated[Note, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Create an integration key; the page after the redirect shows it once."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     url = f"/admin/events/{event.id}/keys"
-    try:
+    with redirect_on_error(url):
         body = IntegrationKeyCreate(name=name.strip() or "key")
         created = key_service.create_key(session, event, body, actor="organiser")
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
     response = see_other(url)
     sessions.set_flash(request, response, KEY_FLASH_COOKIE, created.key, path="/admin")
     return response
@@ -363,21 +306,15 @@ def create_key(
 def revoke_key(
     event: EventDep,
     key_id: PathId,
-    request: Request,
     session: SessionDep,
     _: AdminPage,
-    csrf_token: CsrfField = "",
+    __: CsrfDep,
 ) -> Response:
     """Revoke an integration key (it stops working at once)."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     url = f"/admin/events/{event.id}/keys"
-    try:
+    with redirect_on_error(url):
         key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
-    return back(url, done="key_revoked")
+    return done(url, "key_revoked")
 
 
 # --- ceremony ----------------------------------------------------------------------
@@ -420,7 +357,7 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
             session, event, views, request.query_params.get("participant")
         ),
         "log_head": log_chain.shown_head(session, event),
-        **flash(request),
+        **outcome(request),
     }
     return render(request, "admin/ceremony.html", context)
 
@@ -446,7 +383,7 @@ def auction_action(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    csrf_token: CsrfField = "",
+    __: CsrfDep,
     lots_seed: Annotated[str, Form()] = "",
     participant: Annotated[str, Form()] = "",
     combination_id: Annotated[str, Form()] = "",
@@ -454,10 +391,8 @@ def auction_action(
     """A ceremony step of auction `place`: `open`, `close` (optional `lots_seed`), `undo`
     (the last close), `bid` (on behalf of `participant` with their `combination_id`,
     audited as the organiser's)."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     url = f"/admin/events/{event.id}/ceremony"
-    try:
+    with redirect_on_error(url):
         if action == "open":
             ceremony_flow.open_auction(session, event, place, ORGANISER)
         elif action == "close":
@@ -477,12 +412,9 @@ def auction_action(
             )
         else:
             return see_other(url)
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
     if action == "close":
         return see_other(f"/admin/events/{event.id}/projector/{place}")
-    return back(url, done="bid_placed" if action == "bid" else f"auction_{action}")
+    return done(url, "bid_placed" if action == "bid" else f"auction_{action}")
 
 
 @router.get("/events/{event_id}/projector/{place}")

@@ -16,7 +16,6 @@ from pydantic import ValidationError
 
 from app.core.db import utcnow
 from app.core.deps import SessionDep
-from app.core.errors import AppError
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.deps import EventDep
@@ -26,9 +25,9 @@ from app.events.schemas import EventUpdate
 from app.feed import freeze
 from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
-from app.web import sessions
-from app.web.admin import AdminPage, CsrfField, back, course_phase, event_zone, flash, local
+from app.web.admin import course_phase, event_zone, local
 from app.web.common import render, see_other
+from app.web.forms import AdminPage, CsrfDep, PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -114,7 +113,7 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
             if event_rules.is_forward(event_service.status_at(event, now), status)
         ],
         "replay_lines": replay_lines(lang, replay, applied=True),
-        **flash(request),
+        **outcome(request),
     }
     return render(request, "admin/course.html", context)
 
@@ -131,20 +130,29 @@ def _confirmation(
 ) -> Response:
     lang = negotiate(request)
     action, title, button = CONFIRMATIONS[kind]
+    when = None
+    if kind != "window":
+        when = translate(lang, "course.close_confirm.when", time=local(utcnow(), event, "%H:%M:%S"))
     context = {
         "event": event,
         "section": "course",
-        "kind": kind,
         "action": f"{course_url(event)}/{action}",
         "title_key": title,
+        "heading": translate(
+            lang,
+            "course.new_window",
+            opens=local(changed.opens_at, event),
+            closes=local(changed.closes_at, event),
+        ),
+        "heading_zone": event.timezone,
+        "when": when,
         "button_key": button,
+        "cancel_url": course_url(event),
+        "cancel_key": "course.cancel",
         "fields": fields,
-        "new_opens": local(changed.opens_at, event),
-        "new_closes": local(changed.closes_at, event),
-        "now": local(utcnow(), event, "%H:%M:%S"),
-        "replay_lines": replay_lines(lang, changed.replay, applied=False),
+        "lines": replay_lines(lang, changed.replay, applied=False),
     }
-    return render(request, "admin/course_confirm.html", context)
+    return render(request, "admin/confirm.html", context)
 
 
 @router.post("/events/{event_id}/course/close")
@@ -153,19 +161,14 @@ def close_course(
     request: Request,
     session: SessionDep,
     _: AdminPage,
+    __: CsrfDep,
     confirm: Annotated[str, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Close the course now: first the preview (dry run) and a confirmation step; with
     `confirm=1` the course closes at the server's clock of that moment."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     dry_run = confirm != "1"
-    try:
+    with redirect_on_error(course_url(event)):
         changed = course_flow.close_course(session, event, dry_run=dry_run)
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(course_url(event), error=error)
     if dry_run:
         return _confirmation(request, event, changed, kind="close", fields={})
     return see_other(f"{course_url(event)}?done=course_closed{replay_query(changed.replay)}")
@@ -177,31 +180,26 @@ def change_window(
     request: Request,
     session: SessionDep,
     _: AdminPage,
+    __: CsrfDep,
     opens_at: Annotated[str, Form()] = "",
     closes_at: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Change the window (event time): first the preview of what the replay would change,
     then, with `confirm=1`, the change itself."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     url = course_url(event)
     opens, closes = parse_local(opens_at, event), parse_local(closes_at, event)
     if opens is None or closes is None:
-        return see_other(f"{url}?error=bad_time")
+        raise PageRedirect(url, code="bad_time")
     if closes <= opens:
-        return see_other(f"{url}?error=window_invalid")
+        raise PageRedirect(url, code="window_invalid")
     try:
         data = EventUpdate(opens_at=opens, closes_at=closes)
     except ValidationError:
-        return see_other(f"{url}?error=bad_time")
+        raise PageRedirect(url, code="bad_time") from None
     dry_run = confirm != "1"
-    try:
+    with redirect_on_error(url):
         changed = course_flow.change_event(session, event, data, dry_run=dry_run)
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
     if dry_run:
         fields = {"opens_at": opens_at.strip(), "closes_at": closes_at.strip()}
         return _confirmation(request, event, changed, kind="window", fields=fields)
@@ -214,25 +212,20 @@ def change_status(
     request: Request,
     session: SessionDep,
     _: AdminPage,
+    __: CsrfDep,
     status: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
-    csrf_token: CsrfField = "",
 ) -> Response:
     """Move the event forward to `status`. A move that would close the open course is
     previewed first (like "close the course now") and applied after `confirm=1`."""
-    if not sessions.csrf_valid(request, csrf_token):
-        return render(request, "admin/csrf.html", status=403)
     url = course_url(event)
     if status not in EVENT_STATUSES:
         return see_other(url)
-    try:
+    with redirect_on_error(url):
         if confirm != "1":
             changed = course_flow.change_status(session, event, status, dry_run=True)
             if changed.replay is not None:
                 fields = {"status": status}
                 return _confirmation(request, event, changed, kind="status", fields=fields)
         changed = course_flow.change_status(session, event, status)
-    except AppError as error:
-        session.rollback()  # nothing of a refused form is stored
-        return back(url, error=error)
     return see_other(f"{url}?done=status_changed{replay_query(changed.replay)}")

@@ -41,18 +41,20 @@ from app.feed import repository as feed_repo
 from app.feed.rules import PlayState
 from app.flows import course as course_flow
 from app.flows import event_setup
+from app.flows.schemas import ReplayRead
 from app.web import sessions
-from app.web.admin import AdminPage, local
+from app.web.admin import local
 from app.web.admin_course import replay_lines
 from app.web.common import render
 from app.web.forms import (
+    AdminPage,
     CsrfDep,
     done,
     forget_messages,
     page_messages,
     redirect_on_error,
 )
-from app.web.i18n import negotiate
+from app.web.i18n import negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -226,11 +228,31 @@ def update_event(
         )
         if course_flow.replays(session, event, data) and confirm != "1":
             preview = course_flow.change_event(session, event, data, dry_run=True)
-            lines = replay_lines(negotiate(request), preview.replay, applied=False)
-            context = {"event": event, "section": "settings", "fields": values, "lines": lines}
-            return render(request, "admin/settings_confirm.html", context)
+            return ranking_confirmation(request, event, values, preview.replay)
         course_flow.change_event(session, event, data)
     return done(url, "event_saved")
+
+
+def ranking_confirmation(
+    request: Request, event: Event, fields: dict[str, str], replay: ReplayRead | None
+) -> Response:
+    """The confirmation step of a ranking preset change that replays recorded takes."""
+    lang = negotiate(request)
+    ranking = translate(lang, f"ranking.{fields['hand_ranking']}")
+    heading = f"{translate(lang, 'setup.hand_ranking')}: {ranking}"
+    context = {
+        "event": event,
+        "section": "settings",
+        "action": event_url(event, "/settings"),
+        "title_key": "setup.ranking_confirm",
+        "heading": heading,
+        "button_key": "setup.ranking_apply",
+        "cancel_url": event_url(event, "/settings"),
+        "cancel_key": "common.cancel",
+        "fields": fields,
+        "lines": replay_lines(lang, replay, applied=False),
+    }
+    return render(request, "admin/confirm.html", context)
 
 
 # --- the deck ------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.web import i18n
@@ -32,11 +32,6 @@ def see_other(url: str) -> RedirectResponse:
     response = RedirectResponse(url, status_code=303)
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def redirect_exception(url: str) -> HTTPException:
-    """An exception that answers with a 303 to `url` (raised from page dependencies)."""
-    return HTTPException(status_code=303, detail="See other", headers={"Location": url})
 
 
 def local_path(value: str | None, default: str = "/me") -> str:

@@ -1,16 +1,24 @@
-"""The form layer of the organiser pages: one CSRF dependency and one page error handler.
+"""The page layer: who is on the page, one CSRF dependency, one page error handler.
 
 Modelled on Polar's `exception_handlers.py`: a page route never builds an error
 redirect by hand. It raises (or lets `redirect_on_error` turn a domain error into)
 `PageRedirect(url, code=…)`; the handler installed by `install_page_error_handlers`
 answers 303 to `url?error=<code>`, and when the error names rows or fields
 (`errors` of a 422 problem: CSV rows, invalid form fields) or the form's values
-should come back, it hands them to the next page in a short-lived signed cookie
-(`FORM_FLASH_COOKIE`). The request's session is rolled back because the route
+should come back, it hands them to the next organiser page in a short-lived signed
+cookie (`FORM_FLASH_COOKIE`). The request's session is rolled back because the route
 raised (`SessionDep`), so a refused form stores nothing.
 
-`CsrfDep` checks the form's `csrf_token` against the session and raises
-`CsrfRejected` (a 403 page) before the route runs.
+Page dependencies (all raise; the handlers below answer):
+- `AdminPage`: the organiser (`app.core.principal`), else `OrganiserSignInNeeded`
+  (303 to `/admin/login?next=<path>`);
+- `PhoneParticipant`: the participant of the phone's cookie, else `SignInNeeded`
+  (the page that explains how to sign in); `PhoneVisitor` when anyone may come;
+- `CsrfDep`: the form's `csrf_token` must be this session's, else `CsrfRejected` (a 403
+  page); `PhoneCsrf` / `CeremonyCsrf` send a phone back to its page instead.
+
+Mistyped page addresses (`/admin/...`, `/me...`, `/t/...`) answer an HTML 404 page
+(`not_found_page`, registered as `app.state.not_found_page`); the API keeps its problems.
 """
 
 from __future__ import annotations
@@ -23,11 +31,16 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
+from app.core.deps import SessionDep
 from app.core.errors import AppError
+from app.core.principal import Kind, Principal, accepts
+from app.events.deps import participant_of
+from app.events.models import Participant
 from app.web import sessions
-from app.web.common import render, see_other
+from app.web.common import quoted, render, see_other
 from app.web.i18n import negotiate, translate
 
 FORM_FLASH_COOKIE = "rp_form"
@@ -35,7 +48,20 @@ MAX_FLASHED_ERRORS = 20  # the cookie stays small; the page says how many more t
 
 
 class CsrfRejected(Exception):
-    """A page form without this session's CSRF token (answered with a 403 page)."""
+    """A page form without this session's CSRF token: a 403 page, or 303 to `back` (the
+    phone pages go back to their page)."""
+
+    def __init__(self, back: str | None = None) -> None:
+        super().__init__(back or "csrf")
+        self.back = back
+
+
+class SignInNeeded(Exception):
+    """A phone page without a signed-in participant (answered with the sign-in help)."""
+
+
+class OrganiserSignInNeeded(Exception):
+    """An organiser page without the organiser (303 to the sign-in page, then back)."""
 
 
 class PageRedirect(Exception):
@@ -57,18 +83,69 @@ class PageRedirect(Exception):
         self.values = dict(values or {})
 
 
-async def require_csrf(request: Request) -> None:
-    """Dependency: the form's `csrf_token` must be this session's; else `CsrfRejected`.
+async def check_csrf(request: Request, back: str | None = None) -> None:
+    """The form's `csrf_token` must be this session's; else `CsrfRejected(back)`.
 
     Reads the form once (FastAPI reuses the parsed form for the route's fields).
     """
     form = await request.form()
     token = form.get("csrf_token")
     if not isinstance(token, str) or not sessions.csrf_valid(request, token):
-        raise CsrfRejected()
+        raise CsrfRejected(back)
+
+
+async def require_csrf(request: Request) -> None:
+    """Dependency: the form's CSRF token, else the 403 page."""
+    await check_csrf(request)
+
+
+async def phone_csrf(request: Request) -> None:
+    """Dependency of the phone's game forms: a stale form goes back to `/me`."""
+    await check_csrf(request, "/me")
+
+
+async def ceremony_csrf(request: Request) -> None:
+    """Dependency of the phone's ceremony forms: a stale form goes back to the ceremony."""
+    await check_csrf(request, "/me/ceremony")
 
 
 CsrfDep = Annotated[None, Depends(require_csrf)]
+PhoneCsrf = Annotated[None, Depends(phone_csrf)]
+CeremonyCsrf = Annotated[None, Depends(ceremony_csrf)]
+
+# -- who is on the page --------------------------------------------------------------------
+
+OrganiserOrVisitor = Annotated[Principal, Depends(accepts(Kind.ORGANISER, Kind.PUBLIC))]
+
+
+def organiser_page(request: Request, principal: OrganiserOrVisitor) -> Principal:
+    """Dependency of the organiser pages: the organiser, else `OrganiserSignInNeeded`."""
+    if not principal.is_organiser:
+        raise OrganiserSignInNeeded()
+    return principal
+
+
+AdminPage = Annotated[Principal, Depends(organiser_page)]
+
+PhoneCaller = Annotated[Principal, Depends(accepts(Kind.PARTICIPANT, Kind.PUBLIC, via=("cookie",)))]
+
+
+def phone_visitor(principal: PhoneCaller, session: SessionDep) -> Participant | None:
+    """Dependency: the participant of the phone's cookie, or None."""
+    return participant_of(session, principal)
+
+
+def phone_participant(
+    participant: Annotated[Participant | None, Depends(phone_visitor)],
+) -> Participant:
+    """Dependency: the participant of the phone's cookie, else `SignInNeeded`."""
+    if participant is None:
+        raise SignInNeeded()
+    return participant
+
+
+PhoneVisitor = Annotated[Participant | None, Depends(phone_visitor)]
+PhoneParticipant = Annotated[Participant, Depends(phone_participant)]
 
 
 def field_errors(error: ValidationError) -> list[dict[str, Any]]:
@@ -107,14 +184,33 @@ def done(url: str, key: str) -> Response:
     return see_other(with_query(url, "done", key))
 
 
+def is_page(request: Request) -> bool:
+    """True for the HTML pages whose 404 is a page, not a problem: `/admin…`, `/me…`,
+    `/t/…` (not their `.json` polls)."""
+    path = request.url.path
+    if path.endswith(".json"):  # the pages' live counters and polls stay JSON
+        return False
+    return path in ("/admin", "/me") or path.startswith(("/admin/", "/me/", "/t/"))
+
+
+def not_found_page(request: Request) -> HTMLResponse | None:
+    """The 404 page of a mistyped page address; None for any other path (the API keeps
+    its problem). Registered as `app.state.not_found_page` (`app.core.errors`)."""
+    if not is_page(request):
+        return None
+    return render(request, "not_found.html", status=404)
+
+
 def install_page_error_handlers(app: FastAPI) -> None:
     """Register the page handlers: `PageRedirect` → 303 with the message, `CsrfRejected`
-    → the 403 page."""
+    → the 403 page (or 303 back), `SignInNeeded` → the phone's sign-in help,
+    `OrganiserSignInNeeded` → 303 to the sign-in page; and the 404 page."""
+    app.state.not_found_page = not_found_page
 
     @app.exception_handler(PageRedirect)
     async def _redirect(request: Request, exc: PageRedirect) -> Response:
         response = see_other(with_query(exc.url, "error", exc.code))
-        if exc.errors or exc.values:
+        if (exc.errors or exc.values) and exc.url.startswith("/admin"):
             payload = {
                 "errors": exc.errors[:MAX_FLASHED_ERRORS],
                 "more": max(0, len(exc.errors) - MAX_FLASHED_ERRORS),
@@ -126,16 +222,23 @@ def install_page_error_handlers(app: FastAPI) -> None:
         return response
 
     @app.exception_handler(CsrfRejected)
-    async def _csrf(request: Request, _exc: CsrfRejected) -> Response:
+    async def _csrf(request: Request, exc: CsrfRejected) -> Response:
+        if exc.back is not None:
+            return see_other(exc.back)
         return render(request, "admin/csrf.html", status=403)
 
+    @app.exception_handler(SignInNeeded)
+    async def _sign_in(request: Request, _exc: SignInNeeded) -> Response:
+        return render(request, "participant/signin.html")
 
-def page_messages(request: Request) -> dict[str, Any]:
-    """The outcome of the last form for the page: `notice`, `error` (both translated),
-    `row_errors` (CSV rows / form fields), `more_errors` and `form` (values sent back).
+    @app.exception_handler(OrganiserSignInNeeded)
+    async def _organiser_sign_in(request: Request, _exc: OrganiserSignInNeeded) -> Response:
+        return see_other("/admin/login?next=" + quoted(request.url.path))
 
-    The caller deletes the cookie with `forget_messages` on its response.
-    """
+
+def outcome(request: Request) -> dict[str, str | None]:
+    """The `notice` / `error` of a redirect after a form (`?done=<key>` / `?error=<code>`),
+    translated (an unknown error code reads as the generic failure)."""
     lang = negotiate(request)
     done_key = request.query_params.get("done")
     code = request.query_params.get("error")
@@ -145,6 +248,17 @@ def page_messages(request: Request) -> dict[str, Any]:
         error = translate(lang, f"error.{code}")
         if error == f"error.{code}":
             error = translate(lang, "admin.failed_generic")
+    return {"notice": notice, "error": error}
+
+
+def page_messages(request: Request) -> dict[str, Any]:
+    """The outcome of the last form for the page: `notice`, `error` (both translated),
+    `row_errors` (CSV rows / form fields), `more_errors` and `form` (values sent back).
+
+    The caller deletes the cookie with `forget_messages` on its response.
+    """
+    lang = negotiate(request)
+    code = request.query_params.get("error")
     flashed: dict[str, Any] = {}
     raw = request.cookies.get(FORM_FLASH_COOKIE)
     if raw and code:
@@ -156,8 +270,7 @@ def page_messages(request: Request) -> dict[str, Any]:
                 flashed = {}
     return {
         "field_label": partial(field_label, lang),
-        "notice": notice,
-        "error": error,
+        **outcome(request),
         "row_errors": flashed.get("errors", []),
         "more_errors": flashed.get("more", 0),
         "form": flashed.get("values", {}),

@@ -24,6 +24,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "nav.my_game": ("Моя игра", "My game"),
     "nav.ceremony": ("Церемония", "Ceremony"),
     "common.back": ("Назад", "Back"),
+    "page.not_found": ("Страница не найдена", "Page not found"),
+    "page.not_found_lead": (
+        "Такой страницы нет. Проверьте адрес или начните с главной.",
+        "There is no such page. Check the address or start from the home page.",
+    ),
+    "page.home": ("На главную", "Home page"),
     "common.cancel": ("Отмена", "Cancel"),
     "common.yes": ("да", "yes"),
     "common.no": ("нет", "no"),

@@ -27,7 +27,9 @@ from fastapi import APIRouter, Form, Request, Response
 from app.core import guard
 from app.core.deps import SessionDep
 from app.core.errors import AppError
+from app.core.principal import identify
 from app.games import service
+from app.games.deps import GAME_KINDS, viewer_of
 from app.web import i18n
 from app.web.common import render, see_other
 from app.web.extra_games import page_link
@@ -194,11 +196,11 @@ def table_or_player(token: str, request: Request, session: SessionDep) -> Respon
     token). Poker dice, Locus Poker: 303 to the game's page with the token in the
     fragment. An unknown token (or a module without a page): 404 "link not found".
     """
-    found = service.game_by_token(session, token)
-    if found is None:
+    principal = identify(session, token, GAME_KINDS)
+    if principal is None or principal.game_id is None:
         guard.mark_failed(request)
         return render(request, "games/link_missing.html", {}, status=404)
-    game_id, viewer = found
+    game_id, viewer = principal.game_id, viewer_of(principal, principal.game_id)
     loaded = service.load(session, game_id)
     if loaded.game.module != MODULE:
         link = page_link(loaded.game.module, game_id, token, viewer.seat)

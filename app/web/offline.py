@@ -29,11 +29,12 @@ from pydantic import AwareDatetime, BaseModel, Field
 
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Forbidden, Unauthorized
+from app.core.principal import Kind, resolve
+from app.events.deps import participant_of
 from app.feed.schemas import MAX_BATCH
 from app.flows import offline as offline_flow
 from app.web import i18n
 from app.web.common import render
-from app.web.participant import signed_in_participant
 from app.web.templating import STATIC_DIR, TEMPLATES_DIR
 
 router = APIRouter(include_in_schema=False)
@@ -71,7 +72,8 @@ class SyncCreate(BaseModel):
 
 
 def _participant_or_401(request: Request, session: SessionDep):
-    participant = signed_in_participant(request, session)
+    phone = resolve(request, session, (Kind.PARTICIPANT, Kind.PUBLIC), via=("cookie",))
+    participant = participant_of(session, phone)
     if participant is None:
         raise Unauthorized(
             "Open your personal link first: the offline mode needs a signed-in participant.",

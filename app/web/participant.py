@@ -37,10 +37,11 @@ from app.auctions.shapes import current_eligible
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
-from app.core.deps import SessionDep, SettingsDep, database_slots, is_organiser
+from app.core.deps import SessionDep, SettingsDep, database_slots
 from app.core.errors import AppError
+from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
-from app.events.deps import participant_by_token
+from app.events.deps import participant_of
 from app.events.models import Event, Participant
 from app.feed import deck as feed_deck
 from app.feed import ingest as feed_ingest
@@ -52,6 +53,15 @@ from app.live import snapshots as live_snapshots
 from app.poker.evaluator import partial_value
 from app.web import live_texts, sessions
 from app.web.common import render, see_other
+from app.web.forms import (
+    CeremonyCsrf,
+    OrganiserOrVisitor,
+    PhoneCsrf,
+    PhoneParticipant,
+    PhoneVisitor,
+    done,
+    redirect_on_error,
+)
 from app.web.i18n import negotiate, translate
 from app.web.templating import STATIC_DIR
 
@@ -153,17 +163,6 @@ def hand_value(hand: list[str], ranking: str) -> tuple[str, str] | None:
     return partial.description, partial.description_ru
 
 
-def signed_in_participant(request: Request, session: SessionDep) -> Participant | None:
-    """The participant of the page's cookie, or None (no cookie, bad signature, deleted)."""
-    cookie = sessions.participant_cookie(request)
-    if cookie is None:
-        return None
-    participant = session.get(Participant, cookie[0])
-    if participant is None or not participant.access_token_hash.startswith(cookie[1] or "-"):
-        return None  # deleted, or the token was re-issued since this phone signed in
-    return participant
-
-
 def sign_in_help(request: Request, *, status: int = 200, **context: object) -> Response:
     return render(request, "participant/signin.html", dict(context), status=status)
 
@@ -177,12 +176,12 @@ def message_for(request: Request, error: AppError) -> str:
 
 
 @router.get("/")
-def landing(request: Request, session: SessionDep) -> Response:
+def landing(request: Request, participant: PhoneVisitor, caller: OrganiserOrVisitor) -> Response:
     """The site root: a signed-in participant goes to `/me`, the organiser to `/admin`;
     anyone else gets a short page (scan your personal QR code / organiser sign-in)."""
-    if signed_in_participant(request, session) is not None:
+    if participant is not None:
         return see_other("/me")
-    if is_organiser(request):
+    if caller.is_organiser:
         return see_other("/admin")
     return render(request, "participant/landing.html")
 
@@ -200,7 +199,8 @@ def favicon() -> Response:
 @router.get("/p/{access_token}")
 def personal_link(access_token: str, request: Request, session: SessionDep) -> Response:
     """Sign in with the personal link: set the cookie, then show my game (PRG)."""
-    participant = participant_by_token(session, access_token)
+    principal = identify(session, access_token, (Kind.PARTICIPANT,))
+    participant = participant_of(session, principal) if principal else None
     if participant is None:
         guard.mark_failed(request)
         return sign_in_help(request, status=404, bad_link=True)
@@ -210,11 +210,8 @@ def personal_link(access_token: str, request: Request, session: SessionDep) -> R
 
 
 @router.get("/me")
-def my_game(request: Request, session: SessionDep) -> Response:
+def my_game(request: Request, session: SessionDep, participant: PhoneParticipant) -> Response:
     """My game: hand, deal and round, the next step, the code form, takes, combinations."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
     event = session.get(Event, participant.event_id)
     assert event is not None
     context = {
@@ -233,13 +230,16 @@ def my_game(request: Request, session: SessionDep) -> Response:
 
 @router.get("/t/{code}")
 def take_checkpoint(
-    code: Code, request: Request, session: SessionDep, settings: SettingsDep
+    code: Code,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    participant: PhoneVisitor,
 ) -> Response:
     """The page a CP's QR code opens: record the take, then show its result (303).
 
     Without a participant cookie nothing is recorded; the page explains how to sign in.
     """
-    participant = signed_in_participant(request, session)
     if participant is None:
         return sign_in_help(request, pending_code=True)
     view = game_view(session, participant)
@@ -290,12 +290,11 @@ def find_take(view: GameView, take_id: int) -> StateTake | None:
 
 
 @router.get("/me/takes/{take_id}")
-def take_result(take_id: PathId, request: Request, session: SessionDep) -> Response:
+def take_result(
+    take_id: PathId, request: Request, session: SessionDep, participant: PhoneParticipant
+) -> Response:
     """The result of one of my takes: the card large with its discard code, or why it did
     not count (in plain words), then my hand and what to do next."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
     view = game_view(session, participant)
     take = find_take(view, take_id)
     if take is None:
@@ -326,15 +325,11 @@ def take_result(take_id: PathId, request: Request, session: SessionDep) -> Respo
 def check_code(
     request: Request,
     session: SessionDep,
+    participant: PhoneParticipant,
+    _: PhoneCsrf,
     code: Annotated[Note, Form()] = "",
-    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Step 1 of entering a discard or save code: show what it will do, ask to confirm."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
-    if not sessions.csrf_valid(request, csrf_token):
-        return see_other("/me")
     code = code.strip()
     if not code:
         return see_other("/me?m=empty")
@@ -368,18 +363,16 @@ def confirm_code(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
+    participant: PhoneParticipant,
+    _: PhoneCsrf,
     code: Annotated[Note, Form()] = "",
     source_id: Annotated[Note, Form()] = "",
-    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Step 2: record the code through the feed (same path as a scan), then show the result.
 
     The source id comes from the confirmation form: submitting it twice is one delivery.
     """
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
-    if not sessions.csrf_valid(request, csrf_token) or not code.strip():
+    if not code.strip():
         return see_other("/me")
     if not source_id.startswith(SOURCE_PREFIX) or len(source_id) > 64:
         source_id = SOURCE_PREFIX + uuid.uuid4().hex
@@ -387,11 +380,10 @@ def confirm_code(
 
 
 @router.post("/me/signout")
-def sign_out(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
-    """Forget the participant cookie on this phone."""
+def sign_out(_: PhoneCsrf) -> Response:
+    """Forget the participant cookie on this phone (a stale form only goes back to `/me`)."""
     response = see_other("/me")
-    if sessions.csrf_valid(request, csrf_token):
-        sessions.sign_out_participant(response)
+    sessions.sign_out_participant(response)
     return response
 
 
@@ -435,12 +427,9 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
 
 
 @router.get("/me/ceremony")
-def ceremony(request: Request, session: SessionDep) -> Response:
+def ceremony(request: Request, session: SessionDep, participant: PhoneParticipant) -> Response:
     """The award ceremony on the phone: the open auction with a bid form, my sealed bid and
     its receipt, then each auction's revealed results."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
     lang = negotiate(request)
     done, error = request.query_params.get("done"), request.query_params.get("error")
     context = {
@@ -498,26 +487,21 @@ def bid(
     place: PathId,
     request: Request,
     session: SessionDep,
+    participant: PhoneParticipant,
+    _: CeremonyCsrf,
     combination_id: Annotated[FormId | None, Form()] = None,
-    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Put one of my combinations into the open auction (replaces my earlier bid)."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
-    if not sessions.csrf_valid(request, csrf_token) or combination_id is None:
+    if combination_id is None:
         return see_other("/me/ceremony")
     event = session.get(Event, participant.event_id)
     assert event is not None
     caller = auction_service.Caller(organiser=False, participant=participant)
-    try:
+    with redirect_on_error("/me/ceremony"):
         auction_service.place_bid(
             session, event, place, caller, participant=None, combination_id=combination_id
         )
-    except AppError as error:
-        session.rollback()
-        return see_other(f"/me/ceremony?error={error.code}")
-    return see_other("/me/ceremony?done=bid_placed")
+    return done("/me/ceremony", "bid_placed")
 
 
 @router.post("/me/ceremony/{place}/withdraw")
@@ -525,21 +509,14 @@ def withdraw(
     place: PathId,
     request: Request,
     session: SessionDep,
+    participant: PhoneParticipant,
+    _: CeremonyCsrf,
     bid_id: Annotated[FormId, Form()],
-    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Withdraw my sealed bid before the close (RULES.md I-7)."""
-    participant = signed_in_participant(request, session)
-    if participant is None:
-        return sign_in_help(request)
-    if not sessions.csrf_valid(request, csrf_token):
-        return see_other("/me/ceremony")
     event = session.get(Event, participant.event_id)
     assert event is not None
     caller = auction_service.Caller(organiser=False, participant=participant)
-    try:
+    with redirect_on_error("/me/ceremony"):
         auction_service.withdraw_bid(session, event, place, caller, bid_id)
-    except AppError as error:
-        session.rollback()
-        return see_other(f"/me/ceremony?error={error.code}")
-    return see_other("/me/ceremony?done=bid_withdrawn")
+    return done("/me/ceremony", "bid_withdrawn")

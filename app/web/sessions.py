@@ -18,10 +18,14 @@ from typing import Any
 
 from fastapi import Request, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy.orm import Session
 
 from app.core.config import Settings
 from app.core.guard import organiser_session_alive
+from app.core.principal import Kind, Principal, register_cookie_lookup
 from app.core.security import new_token
+from app.events.deps import participant_principal
+from app.events.models import Participant
 
 PARTICIPANT_COOKIE = "rp_participant"
 ORGANISER_COOKIE = "rp_organiser"
@@ -91,6 +95,21 @@ def participant_id(request: Request) -> int | None:
     return cookie[0] if cookie else None
 
 
+def cookie_principal(request: Request, session: Session) -> Principal | None:
+    """The participant Principal of the page's cookie, or None (no cookie, bad signature,
+    deleted participant, or a token re-issued since this phone signed in)."""
+    cookie = participant_cookie(request)
+    if cookie is None:
+        return None
+    participant = session.get(Participant, cookie[0])
+    if participant is None or not participant.access_token_hash.startswith(cookie[1] or "-"):
+        return None
+    return participant_principal(participant)
+
+
+register_cookie_lookup(Kind.PARTICIPANT, cookie_principal)
+
+
 def sign_out_participant(response: Response) -> None:
     response.delete_cookie(PARTICIPANT_COOKIE, path="/")
 
@@ -114,7 +133,8 @@ def organiser_session_id(request: Request) -> str | None:
 
 
 def has_organiser_session(request: Request) -> bool:
-    """The checker registered as `app.state.organiser_session_check` (see `is_organiser`):
+    """The checker registered as `app.state.organiser_session_check`
+    (`app.core.principal.organiser_presented`):
     a valid signed cookie whose session row the sign-in guard found alive (not logged out)."""
     return organiser_session_id(request) is not None and organiser_session_alive(request)
 

@@ -99,7 +99,7 @@ def test_admin_sign_in_with_the_token_opens_a_session(client: TestClient):
 
 
 def test_admin_session_is_accepted_by_the_organiser_dependency(client: TestClient, app):
-    # OrganiserDep (app.core.deps.is_organiser) asks the registered checker.
+    # OrganiserDep (app.core.principal.organiser_presented) asks the registered checker.
     assert app.state.organiser_session_check is not None
     assert client.get("/api/v1/events").status_code == 401
     admin_login(client)

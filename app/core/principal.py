@@ -1,0 +1,206 @@
+"""Who is calling: one `Principal`, resolved by one dependency, `accepts(...)`.
+
+A route declares the kinds it accepts (`Depends(accepts(Kind.ORGANISER, Kind.PARTICIPANT))`,
+or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
+
+- `organiser`: `Authorization: Bearer <organiser token>`, or the organiser's page
+  session (a signed cookie whose row `app.core.guard` found alive: logout revokes it;
+  the cookie check is registered as `app.state.organiser_session_check`);
+- `participant`: the participant's access token (bearer), or on the phone pages the
+  participant cookie (`via="cookie"`);
+- `integration_key`: a timing system's key (`X-Integration-Key` or bearer); the
+  signature over the body is checked by the feed (`app.feed.keys.feed_actor`);
+- `game_seat` / `table`: a player or table token of a game (bearer or `?token=`);
+- `public`: nobody in particular (returned only when the route accepts it).
+
+The credential is the first one present among the route's sources (`via`), so a
+request never mixes two. Looking a secret up needs the domain's tables, and `app.core`
+imports no domain: each domain registers its lookup with `register_lookup` when its
+dependencies module is imported (`app.events.deps`, `app.feed.deps`, `app.games.deps`,
+`app.web.sessions` for the cookie).
+
+Refusals are as before: 401 `unauthorized` problems with the route's own `detail`
+(and `WWW-Authenticate: Bearer`), counted as failed credentials by the sign-in guard;
+an optional route (`required=False`) that was shown a secret matching nobody marks
+the request failed (`guard.mark_failed`), so public routes do not let anyone test
+tokens unthrottled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.core import guard
+from app.core.config import Settings
+from app.core.deps import SessionDep, bearer_token
+from app.core.errors import Unauthorized
+from app.core.security import tokens_equal
+
+
+class Kind(StrEnum):
+    ORGANISER = "organiser"
+    PARTICIPANT = "participant"
+    INTEGRATION_KEY = "integration_key"
+    GAME_SEAT = "game_seat"
+    TABLE = "table"
+    PUBLIC = "public"
+
+
+Via = Literal["bearer", "key", "query", "cookie"]
+KEY_HEADER = "x-integration-key"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller: its `kind` and the ids it carries (`participant_id` and `event_id` of a
+    participant, `key_id`/`key_prefix`/`event_id` of an integration key, `game_id` and
+    `seat` of a game seat, `game_id` of a table)."""
+
+    kind: Kind
+    participant_id: int | None = None
+    event_id: int | None = None
+    key_id: int | None = None
+    key_prefix: str | None = None
+    game_id: int | None = None
+    seat: int | None = None
+
+    @property
+    def is_organiser(self) -> bool:
+        return self.kind is Kind.ORGANISER
+
+    @property
+    def is_public(self) -> bool:
+        return self.kind is Kind.PUBLIC
+
+
+ORGANISER = Principal(Kind.ORGANISER)
+PUBLIC = Principal(Kind.PUBLIC)
+
+SecretLookup = Callable[[Session, str], "Principal | None"]
+CookieLookup = Callable[[Request, Session], "Principal | None"]
+_secret_lookups: dict[Kind, SecretLookup] = {}
+_cookie_lookups: dict[Kind, CookieLookup] = {}
+
+
+def register_lookup(kind: Kind, lookup: SecretLookup) -> None:
+    """Register how a secret (a token or key) of `kind` is found: `lookup(session, secret)`
+    returns its Principal or None. One lookup may serve two kinds (a game token is a seat
+    or the table); it runs once per request."""
+    _secret_lookups[kind] = lookup
+
+
+def register_cookie_lookup(kind: Kind, lookup: CookieLookup) -> None:
+    """Register the page cookie of `kind` (`lookup(request, session)`: Principal or None)."""
+    _cookie_lookups[kind] = lookup
+
+
+def organiser_presented(request: Request) -> bool:
+    """True when the request carries the organiser token (bearer) or a live organiser
+    session (the registered `app.state.organiser_session_check`)."""
+    settings: Settings = request.app.state.settings
+    if tokens_equal(bearer_token(request), settings.admin_token):
+        return True
+    checker = getattr(request.app.state, "organiser_session_check", None)
+    return bool(checker and checker(request))
+
+
+def presented_secret(request: Request, via: tuple[Via, ...]) -> str | None:
+    """The first credential present among `via` (`key` header, `bearer`, `query` token)."""
+    for source in via:
+        if source == "bearer":
+            secret = bearer_token(request)
+        elif source == "key":
+            secret = request.headers.get(KEY_HEADER)
+        elif source == "query":
+            secret = request.query_params.get("token")
+        else:
+            continue
+        if secret:
+            return secret
+    return None
+
+
+def identify(session: Session, secret: str, kinds: tuple[Kind, ...]) -> Principal | None:
+    """The Principal of `secret` among `kinds` (registered lookups, in `kinds`' order), or
+    None. Also used for secrets in a path (`/p/{token}`, `/g/{token}`)."""
+    tried: set[int] = set()
+    for kind in kinds:
+        lookup = _secret_lookups.get(kind)
+        if lookup is None or id(lookup) in tried:
+            continue
+        tried.add(id(lookup))
+        found = lookup(session, secret)
+        if found is not None and found.kind in kinds:
+            return found
+    return None
+
+
+def resolve(
+    request: Request, session: Session | None, kinds: tuple[Kind, ...], via: tuple[Via, ...]
+) -> Principal:
+    """The request's Principal among `kinds` from the sources `via`; PUBLIC when none
+    matched (a presented secret that matched nobody is marked failed for the guard when
+    PUBLIC is accepted)."""
+    if Kind.ORGANISER in kinds and organiser_presented(request):
+        return ORGANISER
+    if session is None:
+        return PUBLIC
+    if "cookie" in via:
+        for kind in kinds:
+            lookup = _cookie_lookups.get(kind)
+            found = lookup(request, session) if lookup else None
+            if found is not None:
+                return found
+    secret = presented_secret(request, via)
+    if secret:
+        found = identify(session, secret, kinds)
+        if found is not None:
+            return found
+        if Kind.PUBLIC in kinds:
+            guard.mark_failed(request)
+    return PUBLIC
+
+
+def accepts(
+    *kinds: Kind,
+    via: tuple[Via, ...] = ("bearer",),
+    detail: str = "Missing or invalid credentials.",
+) -> Callable[..., Principal]:
+    """The dependency of a route that accepts `kinds` (add `Kind.PUBLIC` for an optional
+    caller): the request's Principal, else 401 `unauthorized` with `detail`.
+
+    Accepting only the organiser needs no database session (the sign-in guard already
+    checked the session cookie); any other kind looks its secret up in the request's
+    session."""
+    required = Kind.PUBLIC not in kinds
+
+    def check(principal: Principal) -> Principal:
+        if required and principal.is_public:
+            raise Unauthorized(detail)
+        return principal
+
+    if set(kinds) <= {Kind.ORGANISER, Kind.PUBLIC}:
+
+        async def organiser_only(request: Request) -> Principal:  # no I/O: no thread
+            return check(resolve(request, None, kinds, via))
+
+        return organiser_only
+
+    def principal(request: Request, session: SessionDep) -> Principal:
+        return check(resolve(request, session, kinds, via))
+
+    return principal
+
+
+OrganiserDep = Annotated[
+    Principal,
+    Depends(accepts(Kind.ORGANISER, detail="The organiser token is missing or wrong.")),
+]
+OrganiserOrPublicDep = Annotated[Principal, Depends(accepts(Kind.ORGANISER, Kind.PUBLIC))]
+"""The organiser or anybody (no secret looked up): live streams, the site root."""

@@ -1,0 +1,54 @@
+"""The page layer's errors: a mistyped page address is an HTML 404 page (the API keeps
+its problems), and who is calling is one Principal (issue 15)."""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.core.principal import Kind, Principal
+from tests.conftest import ADMIN_TOKEN
+from tests.factories import make_event, make_participant
+from tests.web.test_signin import admin_login
+
+
+def assert_html_404(response) -> None:
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "Страница не найдена" in response.text
+
+
+def test_mistyped_admin_addresses_are_an_html_404_page(client: TestClient, session: Session):
+    admin_login(client)
+    for path in ("/admin/events", "/admin/events/new", "/admin/events/999", "/admin/nope"):
+        assert_html_404(client.get(path))
+
+
+def test_mistyped_phone_addresses_are_an_html_404_page(client: TestClient, session: Session):
+    event = make_event(session)
+    person = make_participant(session, event, "101", name="Анна")
+    session.commit()
+    client.get(f"/p/{person.access_token}")
+    for path in ("/me/nope", "/t/", "/me/takes/abc"):
+        assert_html_404(client.get(path))
+
+
+def test_the_api_keeps_its_problems(client: TestClient):
+    headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    for path in ("/api/v1/events/999", "/api/v1/nope"):
+        response = client.get(path, headers=headers)
+        assert response.status_code == 404
+        assert response.headers["content-type"] == "application/problem+json"
+    live = client.get("/admin/events/999/live.json", headers=headers)
+    assert live.headers["content-type"] == "application/problem+json"
+
+
+def test_a_principal_is_a_small_frozen_value():
+    seat = Principal(Kind.GAME_SEAT, game_id=3, seat=1)
+    assert not seat.is_organiser and not seat.is_public
+    assert Principal(Kind.ORGANISER).is_organiser
+    with pytest.raises(FrozenInstanceError):
+        seat.seat = 2  # type: ignore[misc]
