@@ -16,7 +16,7 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 The credential is the first one present among the route's sources (`via`), so a
 request never mixes two. Looking a secret up needs the domain's tables, and `app.core`
 imports no domain: each domain registers its lookup with `register_lookup` when its
-dependencies module is imported (`app.events.deps`, `app.feed.deps`, `app.games.deps`,
+module is imported (`app.events.deps`, `app.feed.keys`, `app.games.deps`,
 `app.web.sessions` for the cookie).
 
 Refusals are as before: 401 `unauthorized` problems with the route's own `detail`
