@@ -4,6 +4,7 @@ its problems), and who is calling is one Principal (issue 15)."""
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -52,3 +53,17 @@ def test_a_principal_is_a_small_frozen_value():
     assert Principal(Kind.ORGANISER).is_organiser
     with pytest.raises(FrozenInstanceError):
         seat.seat = 2  # type: ignore[misc]
+
+
+def test_one_page_layer_no_pasted_checks():
+    """No page route checks the CSRF token by hand, rolls the session back or reads the
+    sign-in cookie itself: `app.web.forms` and `app.core.principal` do (issue 15)."""
+    web = Path(__file__).resolve().parents[2] / "app" / "web"
+    shared = {"forms.py", "sessions.py"}
+    for path in web.rglob("*.py"):
+        if path.name in shared:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert ".rollback(" not in text, path
+        assert "csrf_valid(" not in text, path
+        assert "is_organiser(" not in text, path
