@@ -142,11 +142,16 @@ def identify(session: Session, secret: str, kinds: tuple[Kind, ...]) -> Principa
 
 
 def resolve(
-    request: Request, session: Session | None, kinds: tuple[Kind, ...], via: tuple[Via, ...]
+    request: Request,
+    session: Session | None,
+    kinds: tuple[Kind, ...],
+    via: tuple[Via, ...],
+    *,
+    mark_unknown: bool = True,
 ) -> Principal:
     """The request's Principal among `kinds` from the sources `via`; PUBLIC when none
     matched (a presented secret that matched nobody is marked failed for the guard when
-    PUBLIC is accepted)."""
+    PUBLIC is accepted, unless `mark_unknown` is False: the route answers 401 itself)."""
     if Kind.ORGANISER in kinds and organiser_presented(request):
         return ORGANISER
     if session is None:
@@ -162,7 +167,7 @@ def resolve(
         found = identify(session, secret, kinds)
         if found is not None:
             return found
-        if Kind.PUBLIC in kinds:
+        if Kind.PUBLIC in kinds and mark_unknown:
             guard.mark_failed(request)
     return PUBLIC
 
@@ -171,13 +176,14 @@ def accepts(
     *kinds: Kind,
     via: tuple[Via, ...] = ("bearer",),
     detail: str = "Missing or invalid credentials.",
+    mark_unknown: bool = True,
 ) -> Callable[..., Principal]:
     """The dependency of a route that accepts `kinds` (add `Kind.PUBLIC` for an optional
     caller): the request's Principal, else 401 `unauthorized` with `detail`.
 
     Accepting only the organiser needs no database session (the sign-in guard already
     checked the session cookie); any other kind looks its secret up in the request's
-    session."""
+    session. `mark_unknown`: see `resolve`."""
     required = Kind.PUBLIC not in kinds
 
     def check(principal: Principal) -> Principal:
@@ -193,7 +199,7 @@ def accepts(
         return organiser_only
 
     def principal(request: Request, session: SessionDep) -> Principal:
-        return check(resolve(request, session, kinds, via))
+        return check(resolve(request, session, kinds, via, mark_unknown=mark_unknown))
 
     return principal
 

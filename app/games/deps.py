@@ -64,6 +64,12 @@ def game_viewer(principal: Principal, game: Game, presented: bool) -> Viewer:
 
 GameCaller = Annotated[
     Principal,
-    Depends(accepts(Kind.ORGANISER, *GAME_KINDS, Kind.PUBLIC, via=("bearer", "query"))),
+    Depends(
+        accepts(
+            Kind.ORGANISER, *GAME_KINDS, Kind.PUBLIC, via=("bearer", "query"), mark_unknown=False
+        )
+    ),
 ]
-"""The organiser, a game's table or seat (`Authorization: Bearer` or `?token=`), or anybody."""
+"""The organiser, a game's table or seat (`Authorization: Bearer` or `?token=`), or anybody;
+an unknown token is the route's 401 `invalid_game_token` (`game_viewer`), once the game
+was found."""
