@@ -118,7 +118,7 @@ CeremonyCsrf = Annotated[None, Depends(ceremony_csrf)]
 OrganiserOrVisitor = Annotated[Principal, Depends(accepts(Kind.ORGANISER, Kind.PUBLIC))]
 
 
-def organiser_page(request: Request, principal: OrganiserOrVisitor) -> Principal:
+def organiser_page(principal: OrganiserOrVisitor) -> Principal:
     """Dependency of the organiser pages: the organiser, else `OrganiserSignInNeeded`."""
     if not principal.is_organiser:
         raise OrganiserSignInNeeded()
