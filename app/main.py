@@ -23,17 +23,17 @@ from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
 from app.live import endpoints as live_endpoints
 from app.poker import endpoints as poker
-from app.web import admin as admin_pages
-from app.web import admin_course as course_pages
-from app.web import admin_setup as admin_setup_pages
 from app.web import api_docs
 from app.web import common as common_pages
-from app.web import extra_games as extra_games_pages
-from app.web import liars_table as liars_table_pages
-from app.web import offline as offline_pages
-from app.web import participant as participant_pages
+from app.web.admin import course as course_pages
+from app.web.admin import pages as admin_pages
+from app.web.admin import setup as admin_setup_pages
 from app.web.forms import install_page_error_handlers
+from app.web.phone import offline as offline_pages
+from app.web.phone import pages as participant_pages
 from app.web.sessions import has_organiser_session, organiser_session_id
+from app.web.tables import extra_games as extra_games_pages
+from app.web.tables import liars_table as liars_table_pages
 from app.web.templating import STATIC_DIR, render_sheet
 
 

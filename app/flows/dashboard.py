@@ -1,6 +1,6 @@
 """The organiser dashboard's counters, read across domains (events and the feed).
 
-The dashboard page (`app.web.admin`) and the live channel (`app.live.snapshots`) both
+The dashboard page (`app.web.admin.pages`) and the live channel (`app.live.snapshots`) both
 show them; this is the one place they are computed, all from the database.
 """
 

@@ -129,7 +129,7 @@
   }
 
   /* Rebuild [data-live-place] of a closed auction from its message, as the page renders it
-   * (participant/ceremony.html); false when the page has no such section or no texts. */
+   * (phone/ceremony.html); false when the page has no such section or no texts. */
   Live.prototype.showClosed = function (data) {
     var T = this.text;
     var section = this.root.querySelector('[data-live-place="' + data.place + '"]');

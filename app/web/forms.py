@@ -229,7 +229,7 @@ def install_page_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(SignInNeeded)
     async def _sign_in(request: Request, _exc: SignInNeeded) -> Response:
-        return render(request, "participant/signin.html")
+        return render(request, "phone/signin.html")
 
     @app.exception_handler(OrganiserSignInNeeded)
     async def _organiser_sign_in(request: Request, _exc: OrganiserSignInNeeded) -> Response:

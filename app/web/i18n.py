@@ -347,7 +347,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.bid_placed": ("Ставка принята.", "Your bid is in."),
     "ceremony.bid_withdrawn": ("Ставка отозвана.", "Your bid was withdrawn."),
     "ceremony.pending": ("ещё не разыграно", "not yet auctioned"),
-    # the course page and the ceremony's organiser steps (issue 16, app/web/admin_course.py)
+    # the course page and the ceremony's organiser steps (issue 16, app/web/admin/course.py)
     "admin.course": ("Дистанция", "Course"),
     "course.phase.before": ("ещё не открыта", "not open yet"),
     "course.phase.open": ("открыта", "open"),
@@ -631,7 +631,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-# Organiser setup pages (app/web/admin_setup.py), error codes of the domains, the form
+# Organiser setup pages (app/web/admin/setup.py), error codes of the domains, the form
 # fields and CSV columns, take sources: every code a Russian page can show (issue 16).
 SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.new_event": ("Новое событие", "New event"),

@@ -25,7 +25,7 @@ from app.feed import rules
 from app.feed.deck import categoriser
 from app.poker.cards import DECK
 from app.poker.evaluator import CATEGORIES, evaluate, partial_value
-from app.web.participant import hand_value
+from app.web.phone.pages import hand_value
 
 NODE = shutil.which("node") or "/usr/bin/node"
 RUNNER = Path(__file__).with_name("rules_runner.js")
@@ -240,7 +240,7 @@ def test_partial_values_of_random_hands(node):
 
 
 def test_the_hand_value_is_the_server_pages_text(node):
-    """The phone's `handValue(hand, lang)` is app.web.participant.hand_value in the page
+    """The phone's `handValue(hand, lang)` is app.web.phone.pages.hand_value in the page
     language: nothing for an empty hand, the partial value of 1–4 cards, the full
     description of 5 (both presets give the same text)."""
     rng = random.Random(9)

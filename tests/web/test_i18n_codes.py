@@ -26,7 +26,7 @@ CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 def raised_codes() -> set[str]:
     codes: set[str] = set()
     for domain in PAGE_DOMAINS:
-        for path in (APP / domain).glob("*.py"):
+        for path in (APP / domain).rglob("*.py"):
             codes |= set(ERROR_CODE.findall(path.read_text(encoding="utf-8")))
     for name in PAGE_FLOWS:
         codes |= set(ERROR_CODE.findall((APP / "flows" / name).read_text(encoding="utf-8")))

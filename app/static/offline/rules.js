@@ -293,7 +293,7 @@
     return { category: PARTIAL[size], description: en, description_ru: ru };
   }
 
-  /* The hand's value as the server's phone pages show it (app.web.participant.hand_value):
+  /* The hand's value as the server's phone pages show it (app.web.phone.pages.hand_value):
    * the full description of 5 cards, the partial value of 1 to 4, null for none;
    * `lang` "ru" gives the Russian text, anything else the English. */
   function handValue(hand, lang) {

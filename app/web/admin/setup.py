@@ -43,8 +43,8 @@ from app.flows import course as course_flow
 from app.flows import event_setup
 from app.flows.schemas import ReplayRead
 from app.web import sessions
-from app.web.admin import local
-from app.web.admin_course import replay_lines
+from app.web.admin.course import replay_lines
+from app.web.admin.pages import local
 from app.web.common import render
 from app.web.forms import (
     AdminPage,

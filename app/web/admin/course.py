@@ -25,7 +25,7 @@ from app.events.schemas import EventUpdate
 from app.feed import freeze
 from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
-from app.web.admin import course_phase, event_zone, local
+from app.web.admin.pages import course_phase, event_zone, local
 from app.web.common import render, see_other
 from app.web.forms import AdminPage, CsrfDep, PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate

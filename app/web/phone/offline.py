@@ -54,8 +54,8 @@ def worker_version() -> str:
     install the new worker and cache the new files."""
     digest = hashlib.sha256()
     files = [*sorted(OFFLINE_DIR.iterdir()), STATIC_DIR / "app.css", STATIC_DIR / "favicon.svg",
-             TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "participant" / "base.html",
-             TEMPLATES_DIR / "participant" / "offline.html", Path(i18n.__file__)]  # fmt: skip
+             TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "phone" / "base.html",
+             TEMPLATES_DIR / "phone" / "offline.html", Path(i18n.__file__)]  # fmt: skip
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -123,7 +123,7 @@ def app_shell(request: Request) -> Response:
         key: i18n.translate(lang, key) for key in i18n.MESSAGES if key.startswith(SHELL_PREFIXES)
     }
     # `participant`: show the participant's navigation (the shell holds no one's data).
-    return render(request, "participant/offline.html", {"strings": strings, "participant": True})
+    return render(request, "phone/offline.html", {"strings": strings, "participant": True})
 
 
 @router.get("/me/offline.json")

@@ -51,7 +51,7 @@ from app.flows import log_chain
 from app.live import hub as live_hub
 from app.live import snapshots as live_snapshots
 from app.poker.evaluator import partial_value
-from app.web import live_texts, sessions
+from app.web import sessions
 from app.web.common import render, see_other
 from app.web.forms import (
     CeremonyCsrf,
@@ -63,6 +63,7 @@ from app.web.forms import (
     redirect_on_error,
 )
 from app.web.i18n import negotiate, translate
+from app.web.phone import live_texts
 from app.web.templating import STATIC_DIR
 
 router = APIRouter(include_in_schema=False)
@@ -164,7 +165,7 @@ def hand_value(hand: list[str], ranking: str) -> tuple[str, str] | None:
 
 
 def sign_in_help(request: Request, *, status: int = 200, **context: object) -> Response:
-    return render(request, "participant/signin.html", dict(context), status=status)
+    return render(request, "phone/signin.html", dict(context), status=status)
 
 
 def message_for(request: Request, error: AppError) -> str:
@@ -183,7 +184,7 @@ def landing(request: Request, participant: PhoneVisitor, caller: OrganiserOrVisi
         return see_other("/me")
     if caller.is_organiser:
         return see_other("/admin")
-    return render(request, "participant/landing.html")
+    return render(request, "phone/landing.html")
 
 
 @router.get("/favicon.ico")
@@ -225,7 +226,7 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         and translate(negotiate(request), "game.msg." + request.query_params["m"]),
         "message_kind": "info",
     }
-    return render(request, "participant/game.html", context)
+    return render(request, "phone/game.html", context)
 
 
 @router.get("/t/{code}")
@@ -275,7 +276,7 @@ def record_take(
     except AppError as error:
         return render(
             request,
-            "participant/refused.html",
+            "phone/refused.html",
             {"participant": participant, "message": message_for(request, error)},
             status=error.status,
         )
@@ -300,7 +301,7 @@ def take_result(
     if take is None:
         return render(
             request,
-            "participant/refused.html",
+            "phone/refused.html",
             {
                 "participant": participant,
                 "message": translate(negotiate(request), "take.unknown_take"),
@@ -318,7 +319,7 @@ def take_result(
         "combination": combination,
         "course": course_state(event, utcnow()),
     }
-    return render(request, "participant/take.html", context)
+    return render(request, "phone/take.html", context)
 
 
 @router.post("/me/code")
@@ -355,7 +356,7 @@ def confirmation(
         "target_card": target_card,
         "source_id": SOURCE_PREFIX + uuid.uuid4().hex,
     }
-    return render(request, "participant/confirm.html", context)
+    return render(request, "phone/confirm.html", context)
 
 
 @router.post("/me/code/confirm")
@@ -439,7 +440,7 @@ def ceremony(request: Request, session: SessionDep, participant: PhoneParticipan
         "live_text": live_texts.closed_auction_texts(lang),
         **ceremony_context(session, participant),
     }
-    return render(request, "participant/ceremony.html", context)
+    return render(request, "phone/ceremony.html", context)
 
 
 @router.get("/me/ceremony.json")

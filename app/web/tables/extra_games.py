@@ -11,7 +11,7 @@ public view read-only.
 - `GET /games/poker-dice` new game; `GET /games/poker-dice/{game_id}` the sheet;
 - `GET /games/locus-poker` new game; `GET /games/locus-poker/{game_id}` the grid.
 
-A token link `/g/{token}` of one of these games (`app.web.liars_table`) redirects to
+A token link `/g/{token}` of one of these games (`app.web.tables.liars_table`) redirects to
 `page_link(...)`: the page with the token in the fragment `#p=...`, which the
 script stores on the device and removes from the address bar.
 """
@@ -175,7 +175,7 @@ def _strings(request: Request, keys: list[str]) -> dict[str, str]:
 @router.get("/games/poker-dice")
 def dice_new(request: Request) -> Response:
     """The form that starts a poker dice game for a table."""
-    return render(request, "games/dice_new.html", {"strings": _strings(request, DICE_JS_KEYS)})
+    return render(request, "tables/dice_new.html", {"strings": _strings(request, DICE_JS_KEYS)})
 
 
 @router.get("/games/poker-dice/{game_id}")
@@ -183,7 +183,7 @@ def dice_sheet(game_id: PathId, request: Request) -> Response:
     """The shared score sheet of poker dice game `game_id` (drawn by /static/dice.js)."""
     return render(
         request,
-        "games/dice_sheet.html",
+        "tables/dice_sheet.html",
         {
             "game_id": game_id,
             "columns": list(COLUMNS),
@@ -197,7 +197,7 @@ def locus_new(request: Request) -> Response:
     """The form that starts a Locus Poker game (two people or one against the computer)."""
     return render(
         request,
-        "games/locus_new.html",
+        "tables/locus_new.html",
         {"sizes": list(GRID_SIZES), "strings": _strings(request, LOCUS_JS_KEYS)},
     )
 
@@ -207,6 +207,6 @@ def locus_grid(game_id: PathId, request: Request) -> Response:
     """The grid of Locus Poker game `game_id` (drawn by /static/locus.js)."""
     return render(
         request,
-        "games/locus_grid.html",
+        "tables/locus_grid.html",
         {"game_id": game_id, "strings": _strings(request, LOCUS_JS_KEYS)},
     )

@@ -11,7 +11,7 @@
   (`/static/liars.js`) sends actions to `POST /api/v1/games/{id}/actions` with the
   page's token and reloads when the game's `seq` changes.
   `/g/{token}` serves every module: a token of a poker dice or Locus Poker game is
-  redirected (303) to that game's page (`app.web.extra_games.page_link`); an unknown
+  redirected (303) to that game's page (`app.web.tables.extra_games.page_link`); an unknown
   token gets a neutral "link not found" page (404).
 """
 
@@ -32,7 +32,7 @@ from app.games import service
 from app.games.deps import GAME_KINDS, viewer_of
 from app.web import i18n
 from app.web.common import render, see_other
-from app.web.extra_games import page_link
+from app.web.tables.extra_games import page_link
 
 router = APIRouter(include_in_schema=False)
 MODULE = "liars-holdem"
@@ -149,7 +149,7 @@ def qr_svg(url: str) -> str:
 @router.get("/games/liars-holdem")
 def new_table(request: Request) -> Response:
     """The form that opens a Liar's Poker 2.0 table."""
-    return render(request, "games/liars_new.html", {"error": None, "form": {}})
+    return render(request, "tables/liars_new.html", {"error": None, "form": {}})
 
 
 @router.post("/games/liars-holdem")
@@ -174,7 +174,7 @@ def create_table(
         loaded, tokens, table_token = service.create_game(session, MODULE, names, options, None)
     except AppError as exc:
         return render(
-            request, "games/liars_new.html", {"error": exc.detail, "form": form}, status=422
+            request, "tables/liars_new.html", {"error": exc.detail, "form": form}, status=422
         )
     base = str(request.base_url).rstrip("/")
     links = [
@@ -183,7 +183,7 @@ def create_table(
     ]
     return render(
         request,
-        "games/liars_created.html",
+        "tables/liars_created.html",
         {"table_url": f"{base}/g/{table_token}", "links": links, "game_id": loaded.game.id},
     )
 
@@ -199,18 +199,18 @@ def table_or_player(token: str, request: Request, session: SessionDep) -> Respon
     principal = identify(session, token, GAME_KINDS)
     if principal is None or principal.game_id is None:
         guard.mark_failed(request)
-        return render(request, "games/link_missing.html", {}, status=404)
+        return render(request, "tables/link_missing.html", {}, status=404)
     game_id, viewer = principal.game_id, viewer_of(principal, principal.game_id)
     loaded = service.load(session, game_id)
     if loaded.game.module != MODULE:
         link = page_link(loaded.game.module, game_id, token, viewer.seat)
         if link is None:
-            return render(request, "games/link_missing.html", {}, status=404)
+            return render(request, "tables/link_missing.html", {}, status=404)
         return see_other(link)
     game = service.read(loaded, viewer)
     names = {p["seat"]: p["name"] for p in game["players"]}
     return render(
         request,
-        "games/liars_table.html",
+        "tables/liars_table.html",
         {"game": game, "view": game["state"], "names": names, "token": token},
     )

@@ -36,7 +36,8 @@ from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
-from app.web import admin_ceremony, sessions
+from app.web import sessions
+from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
 from app.web.forms import AdminPage, CsrfDep, PageRedirect, done, outcome, redirect_on_error
 
@@ -153,7 +154,7 @@ def dashboard_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dic
     return numbers
 
 
-# The deck and participants pages: app.web.admin_setup.
+# The deck and participants pages: app.web.admin.setup.
 
 
 @router.get("/events/{event_id}/participant-cards")

@@ -1,0 +1,1 @@
+"""Organiser pages under `/admin` (templates: `app/templates/admin/`)."""
