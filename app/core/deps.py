@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
+from app.core.db import transaction
 
 
 def get_settings_dep(request: Request) -> Settings:
@@ -73,15 +74,8 @@ def get_session(
 
     Opened only once the request passed `database_gate`.
     """
-    session: Session = request.app.state.sessionmaker()
-    try:
+    with transaction(request.app.state.sessionmaker) as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.deps import SessionDep
@@ -16,6 +15,7 @@ from app.core.errors import NotFound
 from app.core.principal import Kind, Principal, accepts, register_lookup
 from app.core.security import hash_token
 from app.core.types import PathId
+from app.events import repository
 from app.events.models import Event, Participant
 
 
@@ -34,9 +34,7 @@ def participant_by_token(session: Session, token: str | None) -> Participant | N
     """The participant whose access token is `token` (looked up by its hash), or None."""
     if not token:
         return None
-    return session.scalar(
-        select(Participant).where(Participant.access_token_hash == hash_token(token))
-    )
+    return repository.participant_by_token_hash(session, hash_token(token))
 
 
 def participant_principal(participant: Participant) -> Principal:

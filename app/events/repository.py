@@ -92,6 +92,11 @@ def participant_by_external_id(
     )
 
 
+def participant_by_token_hash(session: Session, token_hash: str) -> Participant | None:
+    """The participant (of any event) whose personal-link token has this hash, or None."""
+    return session.scalar(select(Participant).where(Participant.access_token_hash == token_hash))
+
+
 PARTICIPANT_LOCK_CLASS = 14
 """First key of the PostgreSQL advisory lock on an event's participant numbers."""
 

@@ -8,7 +8,6 @@ import hmac
 from datetime import datetime
 
 from fastapi import Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core import audit
@@ -24,6 +23,7 @@ from app.core.principal import (
 )
 from app.core.security import hash_token, new_token
 from app.events.models import Event
+from app.feed import repository as repo
 from app.feed.models import IntegrationKey
 from app.feed.schemas import IntegrationKeyCreate, IntegrationKeyCreated, IntegrationKeyRead
 
@@ -79,12 +79,7 @@ def create_key(
 
 
 def list_keys(session: Session, event: Event) -> list[IntegrationKeyRead]:
-    keys = session.scalars(
-        select(IntegrationKey)
-        .where(IntegrationKey.event_id == event.id)
-        .order_by(IntegrationKey.id)
-    )
-    return [_read(key) for key in keys]
+    return [_read(key) for key in repo.integration_keys(session, event.id)]
 
 
 def revoke_key(
@@ -111,11 +106,7 @@ def revoke_key(
 
 def _key_principal(session: Session, secret: str) -> Principal | None:
     """The Principal of a live (not revoked) integration key `secret`, or None."""
-    key = session.scalar(
-        select(IntegrationKey).where(
-            IntegrationKey.key_hash == hash_token(secret), IntegrationKey.revoked_at.is_(None)
-        )
-    )
+    key = repo.live_integration_key(session, hash_token(secret))
     if key is None:
         return None
     return Principal(

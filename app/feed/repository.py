@@ -15,6 +15,7 @@ from app.core import audit, bulk
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import (
     Combination,
+    IntegrationKey,
     ParticipantState,
     SourceClock,
     Take,
@@ -501,6 +502,24 @@ def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantSt
 
 
 # -- the event rebuild (set-based: a handful of queries for the whole event) ------------------
+
+
+def integration_keys(session: Session, event_id: int) -> Sequence[IntegrationKey]:
+    """The event's integration keys, revoked ones too, in creation order."""
+    return session.scalars(
+        select(IntegrationKey)
+        .where(IntegrationKey.event_id == event_id)
+        .order_by(IntegrationKey.id)
+    ).all()
+
+
+def live_integration_key(session: Session, key_hash: str) -> IntegrationKey | None:
+    """The integration key (of any event) with this hash, unless it is revoked."""
+    return session.scalar(
+        select(IntegrationKey).where(
+            IntegrationKey.key_hash == key_hash, IntegrationKey.revoked_at.is_(None)
+        )
+    )
 
 
 def event_has_takes(session: Session, event_id: int) -> bool:
