@@ -144,6 +144,19 @@ class ParticipantView:
             return "discard", cp.card, normalised
         return ("save" if kind == "save" else "other"), None, normalised
 
+    def refusal(self, session: Session, code: str, at: datetime) -> str | None:
+        """Why the feed would refuse `code` if it were taken at `at` (UTC), or None when it
+        would count: the rules engine (`rules.apply_take`, RULES.md §1.2 rules 4 and 6,
+        I-2) applied to the stored state. For the phone's confirmation of the participant's
+        own discard and save codes (`own_code`), e.g. `hand_not_full` before 5 cards,
+        `no_discards_left`, `code_already_used`, `outside_course_hours`. A take delivered
+        later with an earlier field time could still change the answer (I-4)."""
+        course = course_of(session, self.deck, self.participant_id)
+        stored = repo.states_of(session, [self.participant_id]).get(self.participant_id)
+        state = rules.PlayState.from_json(stored["state"] if stored else None)
+        _, outcome = rules.apply_take(state, rules.TakeIn(0, code, at), course)
+        return None if outcome.outcome == rules.COUNTED else outcome.reason
+
 
 def participant_view(
     session: Session, participant: Participant, *, deck: Deck | None = None

@@ -277,6 +277,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Код {code} — ваш код сохранения.",
         "The code {code} is one of your save codes.",
     ),
+    "confirm.not_recorded": (
+        "Код не записан, ничего не изменилось.",
+        "The code was not recorded; nothing has changed.",
+    ),
     "confirm.yes_discard": ("Да, сбросить", "Yes, discard"),
     "confirm.yes_save": ("Да, сохранить", "Yes, save"),
     "confirm.yes_record": ("Да, записать", "Yes, record"),

@@ -1,7 +1,8 @@
 """The one Jinja2 environment of the service; templates live in `app/templates/`.
 
 Every template gets the globals `card(code)` (a card's display form, `Q♥`, `10♠`,
-`Joker`), `card_colour(code)` and `status_at(event)` (the event's status as of now: a
+`Joker`), `card_colour(code)`, `hand_text(cards, ranking, lang)` (a combination in words)
+and `status_at(event)` (the event's status as of now: a
 course past its closing reads as closed). Pages rendered with `app.web.common.render`
 also get `page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`,
 `light`), `t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token`
@@ -20,6 +21,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.events.codes import normalize_code
 from app.events.service import status_at
+from app.feed.deck import describe
 from app.poker.cards import CardError, is_joker
 from app.poker.cards import display as poker_display
 from app.web import i18n
@@ -80,6 +82,13 @@ def page_context(request: Request) -> dict[str, Any]:
     }
 
 
+def hand_text(cards: list[str], ranking: str, lang: str) -> str:
+    """The evaluator's words for a 5-card combination in the page language ("one pair,
+    queens, kickers …" / "пара дам, кикеры …"; RULES.md §1.3, jokers I-6, preset I-5)."""
+    english, russian = describe(cards, ranking)
+    return russian if lang == "ru" else english
+
+
 def render_sheet(request: Request, name: str, context: dict[str, Any]) -> HTMLResponse:
     """A printable sheet (`app.events.printing`): the template with `page_context` (the
     caller's values win); installed by `create_app` as `app.state.render_sheet`."""
@@ -93,4 +102,5 @@ templates.env.globals.update(
     normalise_code=normalize_code,
     next_theme=next_theme,
     status_at=status_at,
+    hand_text=hand_text,
 )

@@ -138,12 +138,17 @@ def test_projector_and_phone_show_every_rounds_bids_and_an_unawarded_place(
     assert "Раунд 1" in projector and "Раунд 2" in projector
     assert projector.count('class="who"') == 5  # 3 bids of round 1 + 2 of the tie-break
     assert "флеш" in projector and "тройка" in projector
+    # Each bid in the evaluator's words, so the hall sees why it ranks where it does
+    # (RULES.md §1.3): 7♣ 7♦ 7♠ 2♦ 3♣ and J♥ J♣ 2♣ 5♦ 9♦.
+    assert "тройка семёрок, кикеры тройка, двойка" in projector
+    assert "пара валетов, кикеры девятка, пятёрка, двойка" in projector
 
     phone = TestClient(client.app)
     phone.get(f"/p/{w.people['P3'].access_token}")
     page = phone.get("/me/ceremony").text
     assert "Раунд 1" in page and "Раунд 2" in page
     assert page.count('class="rank"') == 5
+    assert "две пары, дамы и четвёрки, кикер восьмёрка" in page  # Q♣ Q♦ 4♣ 4♥ 8♥
 
     # Place 2 closed without bids: the projector says so at once (not behind a reveal step).
     assert client.post(w.url(2, "/open"), headers=admin).is_success

@@ -116,6 +116,39 @@ def test_decision_then_discard_with_confirmation_then_must_save(
     assert "Сбросов больше нет" in page.text  # must save now (RULES.md §1.2 rule 4)
 
 
+def test_a_code_the_rules_would_refuse_is_explained_not_offered_for_confirmation(
+    client: TestClient, session: Session
+):
+    """RULES.md §1.2 rules 4 and 6, I-2: a discard or a save needs 5 cards in hand, a save
+    code counts once. The confirmation says so at once and offers no button."""
+    event, anna, _ = setup(session)
+    signed_in(client, anna.access_token)
+    for card in ("2S", "3S"):
+        client.get(f"/t/{event_cp_code(event, card)}")
+    token = csrf_of(client.get("/me").text)
+    not_full = "Сбросить или сохранить можно только когда в руке 5 карт."
+    for code in ("d3s", anna.save_codes[0]):  # 2 cards in hand: neither may be used yet
+        page = client.post("/me/code", data={"code": code, "csrf_token": token})
+        assert page.status_code == 200 and not_full in page.text
+        assert "/me/code/confirm" not in page.text and "Код не записан" in page.text
+    assert "Сбросить карту 3♠?" not in page.text
+    assert takes_of(session, anna.id) == 2
+
+    for card in ("4S", "5S", "7H"):  # 5 cards: the save counts
+        client.get(f"/t/{event_cp_code(event, card)}")
+    page = client.post("/me/code", data={"code": anna.save_codes[0], "csrf_token": token})
+    assert "/me/code/confirm" in page.text and not_full not in page.text
+    sid = re.search(r'name="source_id" value="([^"]+)"', page.text).group(1)
+    form = {"code": anna.save_codes[0], "csrf_token": token, "source_id": sid}
+    client.post("/me/code/confirm", data=form)
+    for card in ("2H", "3H", "4H", "5H", "7D"):  # deal 2, full again
+        client.get(f"/t/{event_cp_code(event, card)}")
+    page = client.post("/me/code", data={"code": anna.save_codes[0], "csrf_token": token})
+    assert "Этот код сохранения уже использован." in page.text
+    assert "/me/code/confirm" not in page.text
+    assert takes_of(session, anna.id) == 11
+
+
 def test_save_code_confirmation_saves_the_hand(client: TestClient, session: Session):
     event, anna, _ = setup(session)
     signed_in(client, anna.access_token)

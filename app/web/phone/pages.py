@@ -347,7 +347,9 @@ def confirmation(
     "not one of your codes" (RULES.md I-1, secrecy).
     """
     shown_kind, target_card, normalised = view.shown.own_code(session, code)
+    own = shown_kind != "other"
     context = {
+        "refusal": view.shown.refusal(session, code, utcnow()) if own else None,
         "participant": participant,
         "view": view,
         "code": code,
