@@ -42,6 +42,17 @@ class AppError(Exception):
         self.extra = extra
 
 
+class InputProblem(ValueError):
+    """A field validator's refusal with a stable `code` and its `values`, so that pages can
+    say it in the page language (`input.<code>` in `app.web.i18n`); the API shows
+    `str(error)`, the English message, as pydantic does for any ValueError."""
+
+    def __init__(self, code: str, message: str, **values: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
+
+
 class BadRequest(AppError):
     status, code = 400, "bad_request"
 

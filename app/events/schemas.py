@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from app.core.errors import InputProblem
 from app.core.types import DeckCode, ExternalId, Hint, Name, ShortText, UTCTime
 
 HandRanking = Literal["seed", "classic"]
@@ -19,8 +20,10 @@ def check_timezone(value: str) -> str:
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
-        raise ValueError(
-            f"unknown time zone {value!r} (use an IANA name like Europe/Moscow)"
+        raise InputProblem(
+            "unknown_timezone",
+            f"unknown time zone {value!r} (use an IANA name like Europe/Moscow)",
+            zone=value,
         ) from exc
     return value
 
@@ -50,7 +53,7 @@ class EventCreate(BaseModel):
     def _window(cls, value: datetime, info: ValidationInfo) -> datetime:
         opens_at = info.data.get("opens_at")
         if opens_at is not None and value <= opens_at:
-            raise ValueError("closes_at must be after opens_at")
+            raise InputProblem("window_order", "closes_at must be after opens_at")
         return value
 
 

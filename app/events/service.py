@@ -161,7 +161,7 @@ def update_event(
                 {
                     "loc": ["body", "closes_at"],
                     "msg": "closes_at must be after opens_at",
-                    "type": "value_error",
+                    "type": "window_order",
                 }
             ],
         )

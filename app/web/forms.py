@@ -35,7 +35,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
 from app.core.deps import SessionDep
-from app.core.errors import AppError
+from app.core.errors import AppError, InputProblem
 from app.core.principal import Kind, Principal, accepts
 from app.events.deps import participant_of
 from app.events.models import Participant
@@ -149,11 +149,38 @@ PhoneParticipant = Annotated[Participant, Depends(phone_participant)]
 
 
 def field_errors(error: ValidationError) -> list[dict[str, Any]]:
-    """Pydantic errors as `{"field", "msg"}` items (the form field named by the API's JSON)."""
-    return [
-        {"field": ".".join(str(part) for part in item["loc"]) or "form", "msg": item["msg"]}
-        for item in error.errors()
-    ]
+    """Pydantic errors as `{"field", "msg", "type", "values"}` items (the form field named
+    by the API's JSON; `type` and `values` let the page say it in its language:
+    `error_text`). A validator's `InputProblem` gives its own code and values."""
+    items = []
+    for item in error.errors():
+        context = dict(item.get("ctx") or {})
+        problem = context.pop("error", None)
+        kind, values = item["type"], {k: str(v) for k, v in context.items()}
+        if isinstance(problem, InputProblem):
+            kind, values = problem.code, dict(problem.values)
+        field = ".".join(str(part) for part in item["loc"]) or "form"
+        items.append({"field": field, "msg": item["msg"], "type": kind, "values": values})
+    return items
+
+
+def _with_field(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A problem's error item with a `field` (an API item names it by `loc`: its last part)."""
+    found = dict(item)
+    if "field" not in found and found.get("loc"):
+        found["field"] = str(list(found["loc"])[-1])
+    return found
+
+
+def error_text(lang: str, error: Mapping[str, Any]) -> str:
+    """A form error in the page language (`input.<type>` with its values), else its
+    English `msg` as the API gives it."""
+    kind = error.get("type")
+    if kind:
+        text = translate(lang, f"input.{kind}", **(error.get("values") or {}))
+        if text != f"input.{kind}":
+            return text
+    return str(error.get("msg", ""))
 
 
 @contextmanager
@@ -163,9 +190,8 @@ def redirect_on_error(url: str, values: Mapping[str, Any] | None = None) -> Iter
     try:
         yield
     except AppError as error:
-        raise PageRedirect(
-            url, code=error.code, errors=list(error.extra.get("errors") or []), values=values
-        ) from error
+        errors = [_with_field(item) for item in error.extra.get("errors") or []]
+        raise PageRedirect(url, code=error.code, errors=errors, values=values) from error
     except ValidationError as error:
         raise PageRedirect(
             url, code="validation_error", errors=field_errors(error), values=values
@@ -270,6 +296,7 @@ def page_messages(request: Request) -> dict[str, Any]:
                 flashed = {}
     return {
         "field_label": partial(field_label, lang),
+        "error_text": partial(error_text, lang),
         **outcome(request),
         "row_errors": flashed.get("errors", []),
         "more_errors": flashed.get("more", 0),

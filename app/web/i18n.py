@@ -252,6 +252,28 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "kind.save": ("сохранение", "save"),
     "kind.unknown": ("неизвестный код", "unknown code"),
     # confirmation
+    # form errors by kind (app.web.forms.error_text): pydantic's types and InputProblem codes
+    "input.window_order": (
+        "Конец дистанции должен быть позже её начала.",
+        "The course must close after it opens.",
+    ),
+    "input.unknown_timezone": (
+        "Неизвестный часовой пояс «{zone}»: укажите имя IANA, например Europe/Moscow.",
+        "Unknown time zone “{zone}”: use an IANA name like Europe/Moscow.",
+    ),
+    "input.missing": ("Заполните это поле.", "This field is required."),
+    "input.string_too_short": (
+        "Слишком коротко: не меньше {min_length} знаков.",
+        "Too short: at least {min_length} characters.",
+    ),
+    "input.string_too_long": (
+        "Слишком длинно: не больше {max_length} знаков.",
+        "Too long: at most {max_length} characters.",
+    ),
+    "input.greater_than_equal": ("Не меньше {ge}.", "At least {ge}."),
+    "input.less_than_equal": ("Не больше {le}.", "At most {le}."),
+    "input.int_parsing": ("Нужно целое число.", "A whole number is needed."),
+    "input.literal_error": ("Допустимо: {expected}.", "Allowed: {expected}."),
     "confirm.title": ("Подтвердите", "Confirm"),
     "confirm.discard": (
         "Сбросить карту {card}? Это необратимо.",

@@ -90,6 +90,14 @@ def test_a_refused_event_form_keeps_its_values_and_names_the_field(
     unknown_zone = new_event(desk, timezone="Mars/Olympus")
     assert "часовой пояс" in unknown_zone.text
     assert session.scalars(select(Event)).all() == []
+    # The problems themselves in the page language, not the API's English messages.
+    assert "Конец дистанции должен быть позже её начала." in page.text
+    assert "Value error" not in page.text and "must be after" not in page.text
+    assert "Неизвестный часовой пояс «Mars/Olympus»" in unknown_zone.text
+    fresh(session)
+    desk.get("/lang/en")
+    english = new_event(desk, closes_at="2026-06-13T11:00")
+    assert "The course must close after it opens." in english.text
 
 
 def test_edit_the_events_other_fields(desk: TestClient, session: Session):

@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from app.core import iof
 from app.core.deps import SessionDep, SettingsDep
-from app.core.errors import AppError, Unprocessable
+from app.core.errors import AppError, InputProblem, Unprocessable
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -105,10 +105,9 @@ def checked_timezone(value: str) -> str:
     """`value` when it is an IANA time zone; else Unprocessable naming the field."""
     try:
         return check_timezone(value.strip())
-    except ValueError as exc:
-        raise Unprocessable(
-            "Unknown time zone.", errors=[{"field": "timezone", "msg": str(exc)}]
-        ) from exc
+    except InputProblem as exc:
+        error = {"field": "timezone", "msg": str(exc), "type": exc.code, "values": exc.values}
+        raise Unprocessable("Unknown time zone.", errors=[error]) from exc
 
 
 def event_form_values(event: Event) -> dict[str, Any]:
