@@ -116,7 +116,7 @@ class ParticipantView:
     `state`: their state and log with only the cards they have seen (`seen`);
     `hand`: each card in hand with its CP's discard code (None: no such CP);
     `discard_codes`: seen card -> its CP's discard code; `deck`: the event's deck, loaded
-    once for the request (`own_code` classifies typed codes with it).
+    once for the request (`preview` classifies typed codes with it).
     """
 
     participant_id: int
@@ -133,29 +133,41 @@ class ParticipantView:
             return self.discard_codes.get(take.card)
         return None
 
-    def own_code(self, session: Session, code: str) -> tuple[str, str | None, str]:
-        """`(kind, card, normalised code)` of a typed code as this participant may be told
+    def preview(self, session: Session, code: str, at: datetime) -> CodePreview:
+        """What a typed code would do if taken at `at` (UTC), as this participant may be told
         before it is recorded (RULES.md I-1, secrecy): `save` (one of their save codes),
         `discard` with the card (the discard code of a card in their hand), else `other`
-        with no card, so a preview is no oracle for CP codes or other participants' codes.
-        One query (their save codes)."""
-        kind, cp, normalised = course_of(session, self.deck, self.participant_id).classify(code)
-        if kind == "discard" and cp is not None and cp.card in {card for card, _ in self.hand}:
-            return "discard", cp.card, normalised
-        return ("save" if kind == "save" else "other"), None, normalised
-
-    def refusal(self, session: Session, code: str, at: datetime) -> str | None:
-        """Why the feed would refuse `code` if it were taken at `at` (UTC), or None when it
-        would count: the rules engine (`rules.apply_take`, RULES.md §1.2 rules 4 and 6,
-        I-2) applied to the stored state. For the phone's confirmation of the participant's
-        own discard and save codes (`own_code`), e.g. `hand_not_full` before 5 cards,
-        `no_discards_left`, `code_already_used`, `outside_course_hours`. A take delivered
-        later with an earlier field time could still change the answer (I-4)."""
+        with no card and no refusal, so a preview is no oracle for CP codes or other
+        participants' codes. For their own codes, `refusal` is why the feed would refuse
+        it (`rules.apply_take` on the stored state, RULES.md §1.2 rules 4 and 6, I-2:
+        `hand_not_full`, `no_discards_left`, `code_already_used`, `outside_course_hours`)
+        or None; a take delivered later with an earlier field time could still change
+        it (I-4). Two queries (their save codes, their stored state)."""
         course = course_of(session, self.deck, self.participant_id)
+        kind, cp, normalised = course.classify(code)
+        if kind == "discard" and cp is not None and cp.card in {card for card, _ in self.hand}:
+            card = cp.card
+        elif kind == "save":
+            card = None
+        else:
+            return CodePreview("other", None, normalised, None)
         stored = repo.states_of(session, [self.participant_id]).get(self.participant_id)
         state = rules.PlayState.from_json(stored["state"] if stored else None)
         _, outcome = rules.apply_take(state, rules.TakeIn(0, code, at), course)
-        return None if outcome.outcome == rules.COUNTED else outcome.reason
+        refusal = None if outcome.outcome == rules.COUNTED else outcome.reason
+        return CodePreview(kind, card, normalised, refusal)
+
+
+@dataclass(frozen=True)
+class CodePreview:
+    """A typed code as its participant may be told before it is recorded
+    (`ParticipantView.preview`): `kind` (`discard`, `save`, `other`), the discard's
+    `card`, the `normalised` code, and the `refusal` reason of the rules, or None."""
+
+    kind: str
+    card: str | None
+    normalised: str
+    refusal: str | None
 
 
 def participant_view(

@@ -47,6 +47,7 @@ from app.feed import deck as feed_deck
 from app.feed import ingest as feed_ingest
 from app.feed import views as feed_views
 from app.feed.schemas import ParticipantStateRead, StateTake
+from app.feed.views import CodePreview
 from app.flows import log_chain
 from app.live import hub as live_hub
 from app.live import snapshots as live_snapshots
@@ -244,11 +245,12 @@ def take_checkpoint(
     if participant is None:
         return sign_in_help(request, pending_code=True)
     view = game_view(session, participant)
-    if view.shown.own_code(session, code)[0] != "other":
+    preview = view.shown.preview(session, code, utcnow())
+    if preview.kind != "other":
         # Discards and saves are irreversible: the same confirmation step as the code form
         # (nothing recorded until `POST /me/code/confirm`). Other codes are recorded at once
         # (CP takes; unknown codes count towards the guessing limit in `scan`).
-        return confirmation(request, session, participant, code, view)
+        return confirmation(request, participant, code, view, preview)
     return record_take(
         request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex
     )
@@ -334,28 +336,29 @@ def check_code(
     code = code.strip()
     if not code:
         return see_other("/me?m=empty")
-    return confirmation(request, session, participant, code, game_view(session, participant))
+    view = game_view(session, participant)
+    preview = view.shown.preview(session, code, utcnow())
+    return confirmation(request, participant, code, view, preview)
 
 
 def confirmation(
-    request: Request, session: SessionDep, participant: Participant, code: str, view: GameView
+    request: Request, participant: Participant, code: str, view: GameView, preview: CodePreview
 ) -> Response:
     """The confirmation page of a code (nothing is recorded here).
 
-    Only this participant's own codes are named (`ParticipantView.own_code`: the discard
+    Only this participant's own codes are named (`ParticipantView.preview`: the discard
     code of a card in the hand, one of the participant's save codes); every other code is
-    "not one of your codes" (RULES.md I-1, secrecy).
+    "not one of your codes" (RULES.md I-1, secrecy). An own code the rules would refuse
+    now says why, with no button to record it.
     """
-    shown_kind, target_card, normalised = view.shown.own_code(session, code)
-    own = shown_kind != "other"
     context = {
-        "refusal": view.shown.refusal(session, code, utcnow()) if own else None,
+        "refusal": preview.refusal,
         "participant": participant,
         "view": view,
         "code": code,
-        "normalised": normalised or code,
-        "kind": shown_kind,
-        "target_card": target_card,
+        "normalised": preview.normalised or code,
+        "kind": preview.kind,
+        "target_card": preview.card,
         "source_id": SOURCE_PREFIX + uuid.uuid4().hex,
     }
     return render(request, "phone/confirm.html", context)
