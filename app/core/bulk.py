@@ -49,7 +49,7 @@ def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]
     defaults = _python_defaults(table, names)
     columns = [table.c[name] for name in [*names, *defaults]]
     dialect = connection.dialect
-    processors = [column.type._cached_bind_processor(dialect) for column in columns]
+    processors = [column.type.dialect_impl(dialect).bind_processor(dialect) for column in columns]
     fixed = [default() for default in defaults.values()]
     quoted = ", ".join(dialect.identifier_preparer.quote(column.name) for column in columns)
     statement = f"COPY {table.name} ({quoted}) FROM STDIN"
