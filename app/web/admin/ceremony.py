@@ -8,7 +8,6 @@ that participant's usable combinations, `usable_combination_ids`).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from sqlalchemy.orm import Session
 
@@ -87,8 +86,3 @@ def ceremony_context(
         "chosen_name": chosen_name,
         "usable": usable,
     }
-
-
-def ceremony_url(event: Event, participant: str | None = None) -> str:
-    url = f"/admin/events/{event.id}/ceremony"
-    return f"{url}?participant={quote(participant)}" if participant else url
