@@ -60,6 +60,15 @@ def test_the_phone_at_night_light_and_dark(live_server, phone):
 
     page.goto(f"{live_server.url}/me")
     assert_one_row(page, ".cards.hand .hand-slot", 5)
+    # The top bar's four buttons (my game, ceremony, language, theme): one row (their
+    # middles level: the theme glyph is larger), inside the screen, 48 px touch targets.
+    nav = page.locator(".topbar nav a")
+    assert nav.count() == 4
+    boxes = [nav.nth(i).bounding_box() for i in range(4)]
+    middles = [box["y"] + box["height"] / 2 for box in boxes]
+    assert max(middles) - min(middles) < 4, boxes
+    assert max(box["x"] + box["width"] for box in boxes) <= PHONE_WIDTH
+    assert min(box["height"] for box in boxes) >= 48 and min(b["width"] for b in boxes) >= 44
     sizes = page.eval_on_selector_all(
         ".hand-slot .dc", "els => els.map(el => parseFloat(getComputedStyle(el).fontSize))"
     )
