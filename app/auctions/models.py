@@ -71,7 +71,7 @@ class AuctionRound(Base):
     sealed_result: Mapped[dict[str, Any] | None] = mapped_column("result", JSON)
     opened_at: Mapped[datetime] = mapped_column(default=utcnow)
     closed_at: Mapped[datetime | None]
-    revealed: Mapped[int] = mapped_column(server_default="0", default=0)
+    revealed: Mapped[int] = mapped_column(server_default="0")
     revealed_at: Mapped[datetime | None]
 
 

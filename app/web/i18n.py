@@ -717,7 +717,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "can be corrected (a correction with a reason, API).",
     ),
     "error.round_not_found": ("Такого раунда нет.", "No such round."),
-    "error.round_not_closed": ("Раунд ещё не закрыт.", "The round is not closed yet."),
     "error.correction_not_possible": (
         "Этот раунд уже нельзя исправить: следующий раунд начался.",
         "This round can no longer be corrected: a later round has started.",
