@@ -138,7 +138,7 @@ def test_the_sealed_columns_are_named_by_their_readers():
     from app.auctions.models import AuctionRound, Bid
 
     assert {"sealed_cards", "sealed_nonce"} <= set(Bid.__mapper__.attrs.keys())
-    assert "sealed_result" in AuctionRound.__mapper__.attrs.keys()
+    assert "sealed_result" in set(AuctionRound.__mapper__.attrs.keys())
 
 
 def test_the_archive_exports_bids_through_the_observer():
