@@ -30,7 +30,6 @@ from fastapi import APIRouter, Form, Query, Request, Response
 from fastapi.responses import FileResponse
 from sqlalchemy.orm import Session
 
-from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
@@ -406,7 +405,13 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         auction_views.auction_view(session, event, place, caller)
         for place in auction_rules.ceremony_order(event.award_places)
     ]
-    won = participant.id in auction_repo.winner_ids(session, event.id)
+    # a place won, as far as revealed (RULES.md I-8, I-21): from the views themselves
+    won = any(
+        v["status"] == "closed"
+        and not v.get("revealing")
+        and v.get("winner") == participant.external_id
+        for v in views
+    )
     state = feed_views.participant_state(session, participant, as_participant=True)
     usable_ids = auction_service.usable_combination_ids(session, event, participant.id)
     usable = feed_deck.by_strength(
