@@ -418,7 +418,8 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
     _insert(
         session, AuctionRound.__table__, archive["auction_rounds"], ids,
         lambda r: {**r, "auction_id": ids("auction", r["auction_id"]), "result": None,
-                   "eligible": _map_list(ids, "participant", r["eligible"])},
+                   "eligible": _map_list(ids, "participant", r["eligible"]),
+                   **_reveal_of(r)},
     )  # fmt: skip
     _insert(
         session, Bid.__table__, archive["bids"], ids,
@@ -433,11 +434,12 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
                    "replaced_by_bid_id": ids("bid", r["replaced_by_bid_id"])},
     )  # fmt: skip
     # Now that bids exist: the rounds' revealed results and the auctions' winners.
+    rounds = AuctionRound.__table__  # the column `result` (a round's decision), restored
     for row in archive["auction_rounds"]:
         if row["result"] is not None:
             session.execute(
-                update(AuctionRound)
-                .where(AuctionRound.id == ids("auction_round", row["id"]))
+                update(rounds)
+                .where(rounds.c.id == ids("auction_round", row["id"]))
                 .values(result=_map_result(ids, row["result"]))
             )
     for row in archive["auctions"]:
@@ -450,6 +452,15 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
                     winner_combination_id=ids("take", row["winner_combination_id"]),
                 )
             )
+
+
+def _reveal_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The reveal progress of an archived round; an archive made before the reveal existed
+    (migration 0012) showed every closed round at its close: fully revealed."""
+    if "revealed" in row or row.get("status") != "closed":
+        return {}
+    bids = len((row.get("result") or {}).get("bids") or [])
+    return {"revealed": bids + 1, "revealed_at": row.get("closed_at")}
 
 
 def _map_list(ids: _Ids, table: str, values: Iterable[int] | None) -> list[int] | None:
