@@ -315,12 +315,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the archive of an event (app.flows.archive) to `--out` (JSON). Exit 1 when
-    the event does not exist."""
+    the event does not exist, 2 when the export is refused (a round is open or not fully
+    revealed: `ceremony_not_revealed`, RULES.md I-21), with the reason on stderr."""
     import json
 
+    from app.core.errors import AppError
     from app.flows import archive
 
-    document = _with_event(args.event, archive.export_event)
+    try:
+        document = _with_event(args.event, archive.export_event)
+    except AppError as error:
+        print(f"refused ({error.code}): {error.detail}", file=sys.stderr)
+        return 2
     if document is None:
         return 1
     Path(args.out).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")

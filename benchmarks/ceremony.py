@@ -349,9 +349,12 @@ async def stream_client(
                     state["messages"] += 1
                     text = "".join(data)
                     # the client's own CPU is the server's too (one machine): decode only the
-                    # close of `place` (its JSON starts with place and status)
-                    if text.startswith(f'{{"place":{place},"status":"closed"'):
-                        state["result_at"].append(time.monotonic())  # the close, with its bids
+                    # result of `place` (its JSON starts with place and status; the close says
+                    # "being revealed", the reveal of every step the result, RULES.md I-21)
+                    if text.startswith(f'{{"place":{place},"status":"closed"') and (
+                        '"revealing":false' in text[:200]
+                    ):
+                        state["result_at"].append(time.monotonic())  # the result, with its bids
                         return
                 event, data = None, []
     finally:
@@ -439,7 +442,7 @@ async def bids(port: int, event_id: int, place: int, bidders, window: float) -> 
 
 
 async def organiser(
-    port: int, method: str, path: str, report: dict | None = None
+    port: int, method: str, path: str, report: dict | None = None, body: bytes = b"{}"
 ) -> tuple[int, bytes, float, float]:
     """The organiser's request; an error answer (a saturated server) is noted in `report`
     and the request repeated, up to 5 times. `sent` is the first attempt's start."""
@@ -447,7 +450,7 @@ async def organiser(
     sent = time.monotonic()
     for _attempt in range(5):
         client = Http(port)
-        status, _, data = await client.request(method, path, headers, b"{}")
+        status, _, data = await client.request(method, path, headers, body)
         client.close()
         if status == 200:
             break
@@ -483,6 +486,10 @@ async def live_phase(server, port, event_id, people, cookies, args, report) -> N
     report["live_bids_unanswered"] = sum(1 for x in latencies if x == float("inf"))
     await asyncio.sleep(1)
     _, _, sent, done = await organiser(port, "POST", f"/api/v1/events/{event_id}/auctions/3/close")
+    # the whole result at once: "show all" right after the close (the phones' result time
+    # counts from the close, as before)
+    reveal = f"/api/v1/events/{event_id}/auctions/3/reveal"
+    await organiser(port, "POST", reveal, body=b'{"all": true}')
     await asyncio.wait(tasks, timeout=RESULT_WAIT)
     got = state["result_at"]
     report["live_result_phones"] = len(got)
@@ -532,6 +539,8 @@ async def poll_phase(server, port, event_id, people, cookies, args, report) -> N
     report["poll_bids_unanswered"] = sum(1 for x in latencies if x == float("inf"))
     close = f"/api/v1/events/{event_id}/auctions/2/close"
     _, _, sent, done = await organiser(port, "POST", close, report)
+    reveal = f"/api/v1/events/{event_id}/auctions/2/reveal"
+    await organiser(port, "POST", reveal, body=b'{"all": true}')
     closed_at["closed"] = done
     await asyncio.wait(tasks, timeout=RESULT_WAIT)
     stop.set()

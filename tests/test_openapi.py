@@ -20,6 +20,18 @@ def test_every_operation_documents_the_problem_responses(client: TestClient) -> 
             response = operation["responses"].get(status)
             assert response is not None, (method, path, status)
             assert response["content"] == {"application/problem+json": {"schema": PROBLEM_REF}}
+    # the ceremony's reveal and correction (issue 23), with their bodies and answers
+    auctions = "/api/v1/events/{event_id}/auctions/{place}"
+    reveal = schema["paths"][f"{auctions}/reveal"]["post"]
+    correct = schema["paths"][f"{auctions}/rounds/{{number}}/correct"]["post"]
+    assert reveal["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RevealRead"
+    }
+    assert correct["requestBody"]["required"] is True
+    assert set(schema["components"]["schemas"]["CorrectionRequest"]["required"]) == {
+        "reason",
+        "void_bids",
+    }
     shuffle = schema["paths"]["/api/v1/events/{event_id}/checkpoints/shuffle"]["post"]
     assert "Retry-After" in shuffle["responses"]["429"]["headers"]
     problem = schema["components"]["schemas"]["Problem"]

@@ -1,7 +1,9 @@
-"""Auction endpoints (API.md "Auctions"): thin — parse, authorise, delegate to the service.
+"""Auction endpoints (API.md "Auctions"): thin — parse, authorise, delegate to the service
+(commands) or to the observer `app.auctions.views` (what the caller may see).
 
 The same `bids` and `close` endpoints serve round 1 and the tie-break rounds:
-they always act on the auction's current open round (`round` in the views).
+they always act on the auction's current open round (`round` in the views). A close
+decides; `reveal` publishes (RULES.md I-21).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 
-from app.auctions import service
+from app.auctions import service, views
 from app.auctions.schemas import (
     AuctionRead,
     BidCreate,
@@ -18,7 +20,11 @@ from app.auctions.schemas import (
     CeremonyRead,
     CloseRead,
     CloseRequest,
+    CorrectionRead,
+    CorrectionRequest,
     ResultsRead,
+    RevealRead,
+    RevealRequest,
     VerifyRead,
     WithdrawalRead,
 )
@@ -36,24 +42,24 @@ router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"
 
 def get_caller(
     event: EventDep, session: SessionDep, principal: OrganiserOrParticipant, request: Request
-) -> service.Caller:
+) -> views.Caller:
     """The auctions' caller of the request's Principal: the organiser, a participant of
     this event (own access token), or anybody (a participant of another event is anybody,
     and counts as a failed credential for `app.core.guard`)."""
     if principal.is_organiser:
-        return service.Caller(organiser=True)
+        return views.Caller(organiser=True)
     participant = participant_of(session, principal)
     if participant is not None and participant.event_id == event.id:
-        return service.Caller(organiser=False, participant=participant)
+        return views.Caller(organiser=False, participant=participant)
     if participant is not None:
         guard.mark_failed(request)  # a token that matches nobody here (app.core.guard)
-    return service.Caller(organiser=False)
+    return views.Caller(organiser=False)
 
 
-CallerDep = Annotated[service.Caller, Depends(get_caller)]
+CallerDep = Annotated[views.Caller, Depends(get_caller)]
 
 
-def _require_bidder(caller: service.Caller) -> None:
+def _require_bidder(caller: views.Caller) -> None:
     if not caller.organiser and caller.participant is None:
         raise Unauthorized("The organiser token or the participant's own access token is needed.")
 
@@ -61,21 +67,22 @@ def _require_bidder(caller: service.Caller) -> None:
 @router.get("", response_model=CeremonyRead)
 def get_ceremony(event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
     """Every auction in ceremony order as the caller may see it (sealed rules as for one)."""
-    return service.ceremony_view(session, event, caller)
+    return views.ceremony_view(session, event, caller)
 
 
 @router.get("/results", response_model=ResultsRead)
 def get_results(event: EventDep, session: SessionDep) -> dict:
     """Final results: places 1..N with winner, combination and category, and every
-    closed round's revealed bids. Only closed rounds appear, so it is public."""
-    return service.results(session, event)
+    closed round's bids as far as revealed (RULES.md I-21): public."""
+    return views.results(session, event)
 
 
 @router.get("/results.csv", response_class=Response)
 def get_results_csv(event: EventDep, session: SessionDep) -> Response:
-    """The results as CSV (one row per revealed bid, plus unawarded/pending places)."""
+    """The results as CSV (one row per revealed bid, plus unawarded, revealing or pending
+    places)."""
     return Response(
-        service.results_csv(session, event, log_head=log_chain.shown_head(session, event)["head"]),
+        views.results_csv(session, event, log_head=log_chain.shown_head(session, event)["head"]),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event.id}-results.csv"'},
     )
@@ -127,19 +134,67 @@ def close_auction(
     caller: CallerDep,
     body: Annotated[CloseRequest | None, Body()] = None,
 ) -> dict:
-    """Close the current round and reveal it: the winner, or a tie-break round for the
-    tied bidders (`status` stays "open"), or lots when nobody tied can rebid."""
+    """Close the current round and decide it: the winner, or a tie-break round for the
+    tied bidders (`status` stays "open"), or lots when nobody tied can rebid. The answer
+    (to the organiser) holds the whole decision; everybody else sees it only as far as
+    `…/reveal` publishes it (RULES.md I-21)."""
     return ceremony_flow.close_auction(
         session, event, place, caller, lots_seed=body.lots_seed if body else None
     )
+
+
+@router.post("/{place}/reveal", response_model=RevealRead)
+def reveal(
+    place: PathId,
+    event: EventDep,
+    session: SessionDep,
+    _: OrganiserDep,
+    caller: CallerDep,
+    body: Annotated[RevealRequest | None, Body()] = None,
+) -> dict:
+    """Reveal the next step of the closed round (its counted bids from the weakest to the
+    strongest, then the outcome), or every step left with `{"all": true}`; answers the
+    round as everybody now sees it. Once a step is revealed the close cannot be undone.
+    409 `nothing_to_reveal` when no closed round is left to reveal."""
+    return ceremony_flow.reveal(session, event, place, caller, everything=bool(body and body.all))
 
 
 @router.post("/{place}/undo", response_model=AuctionRead)
 def undo_close(
     place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
 ) -> dict:
-    """Undo the last close of this auction, only until the next auction opens."""
+    """Undo the last close of this auction: only while nothing of the closed round is
+    revealed (409 `undo_after_reveal`) and until the next auction opens (409
+    `undo_too_late`)."""
     return ceremony_flow.undo_close(session, event, place, caller)
+
+
+@router.post("/{place}/rounds/{number}/correct", response_model=CorrectionRead)
+def correct_round(
+    place: PathId,
+    number: PathId,
+    body: CorrectionRequest,
+    event: EventDep,
+    session: SessionDep,
+    _: OrganiserDep,
+    caller: CallerDep,
+) -> dict:
+    """Correct a decided round (after its reveal, RULES.md I-21): void the counted bids
+    `void_bids` with a `reason` (withdrawal rows with reason `correction`, chained; the
+    audit entry `auction.correct`) and decide the round again among its other bids,
+    which stay frozen. Only the auction's latest decided round, until the next auction
+    opens: 404 `round_not_found`, 409 `round_not_closed` / `correction_not_possible` /
+    `correction_too_late`, 422 `bid_not_counted`."""
+    return ceremony_flow.correct_round(
+        session,
+        event,
+        place,
+        number,
+        caller,
+        reason=body.reason,
+        void_bids=body.void_bids,
+        lots_seed=body.lots_seed,
+    )
 
 
 @router.get("/{place}/verify", response_model=VerifyRead, response_model_exclude_none=True)
@@ -149,11 +204,13 @@ def verify_receipt(
     session: SessionDep,
     receipt: Annotated[str, Query(min_length=64, max_length=64, pattern="^[0-9a-fA-F]{64}$")],
 ) -> dict:
-    """Check a bid receipt after the close: the revealed data and sha256 recomputed."""
-    return service.verify_receipt(session, event, place, receipt)
+    """Check a bid receipt once the bid is revealed: the revealed data and sha256
+    recomputed (409 `round_not_closed`, `bid_not_revealed` before)."""
+    return views.verify_receipt(session, event, place, receipt)
 
 
 @router.get("/{place}", response_model=AuctionRead)
 def get_auction(place: PathId, event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
-    """The auction as the caller may see it: sealed bids are never shown before the close."""
-    return service.auction_view(session, event, place, caller)
+    """The auction as the caller may see it: sealed bids are never shown before the close,
+    and to anybody but the organiser only as far as revealed after it."""
+    return views.auction_view(session, event, place, caller)

@@ -48,8 +48,12 @@ class AuctionRound(Base):
     """Round 1 of an auction, or a tie-break round (RULES.md I-9).
 
     `eligible` is None in round 1 (every participant who has not won), else the
-    participant ids of the tied bidders allowed to bid. `result` is the revealed
-    outcome written at the close (ranked bids, tie, lots), cleared by an undo.
+    participant ids of the tied bidders allowed to bid. `sealed_result` (column
+    `result`) is the decision written at the close (ranked bids, tie, lots), cleared by
+    an undo, rewritten by a correction; it is secret until revealed and read for output
+    only by `app.auctions.views` (RULES.md I-21). `revealed` counts the reveal steps
+    taken since the close (the counted bids from the weakest to the strongest, then the
+    outcome); `revealed_at` is set when the last step is taken (fully revealed).
     """
 
     __tablename__ = "auction_round"
@@ -64,9 +68,11 @@ class AuctionRound(Base):
     status: Mapped[str] = mapped_column(String(16), default="open")
     eligible: Mapped[list[int] | None] = mapped_column(JSON)
     resolution: Mapped[str | None] = mapped_column(String(20))
-    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    sealed_result: Mapped[dict[str, Any] | None] = mapped_column("result", JSON)
     opened_at: Mapped[datetime] = mapped_column(default=utcnow)
     closed_at: Mapped[datetime | None]
+    revealed: Mapped[int] = mapped_column(server_default="0")
+    revealed_at: Mapped[datetime | None]
 
 
 class Bid(Base):
@@ -74,9 +80,10 @@ class Bid(Base):
 
     `combination_id` is the id of the save take (`Combination.id`); it is not a
     foreign key because the combination projection may be rebuilt by a replay.
-    `cards` is a snapshot of the combination when the bid was placed. `nonce`
-    stays secret until the round closes; `receipt` is the commitment
-    (`app.auctions.rules.commitment`).
+    `sealed_cards` (column `cards`) is a snapshot of the combination when the bid was
+    placed; `sealed_nonce` (column `nonce`) stays secret until the bid is revealed;
+    `receipt` is the commitment (`app.auctions.rules.commitment`). Both secrets are read
+    for output only by `app.auctions.views` (tests/test_architecture_views.py).
     """
 
     __tablename__ = "bid"
@@ -92,8 +99,8 @@ class Bid(Base):
     round_id: Mapped[int] = mapped_column(ForeignKey("auction_round.id", ondelete="CASCADE"))
     participant_id: Mapped[int] = mapped_column(ForeignKey("participant.id", ondelete="CASCADE"))
     combination_id: Mapped[int]
-    cards: Mapped[list[str]] = mapped_column(JSON)
-    nonce: Mapped[str] = mapped_column(String(64))
+    sealed_cards: Mapped[list[str]] = mapped_column("cards", JSON)
+    sealed_nonce: Mapped[str] = mapped_column("nonce", String(64))
     receipt: Mapped[str] = mapped_column(String(64))
     placed_by: Mapped[str] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -103,11 +110,18 @@ class Bid(Base):
     log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
+WITHDRAWAL_REASONS = ("replaced", "withdrawn", "correction")
+
+
 class BidWithdrawal(Base):
-    """A bid taken back before the close: `reason` "replaced" (by a newer bid) or "withdrawn"."""
+    """A bid taken back: before the close "replaced" (by a newer bid) or "withdrawn"; after
+    the close only "correction" (the organiser voids it with a reason, recorded in the
+    audit trail, and the round is decided again: RULES.md I-21)."""
 
     __tablename__ = "bid_withdrawal"
-    __table_args__ = (CheckConstraint("reason IN ('replaced', 'withdrawn')", name="reason"),)
+    __table_args__ = (
+        CheckConstraint("reason IN ('replaced', 'withdrawn', 'correction')", name="reason"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     bid_id: Mapped[int] = mapped_column(ForeignKey("bid.id", ondelete="CASCADE"), unique=True)

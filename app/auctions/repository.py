@@ -51,6 +51,57 @@ def rounds_of(session: Session, auction_id: int) -> list[AuctionRound]:
     )
 
 
+def round_by_id(session: Session, round_id: int) -> AuctionRound | None:
+    return session.get(AuctionRound, round_id)
+
+
+def round_stages(session: Session, event_id: int) -> dict[int, list[tuple[Any, ...]]]:
+    """auction id -> (number, status, revealed, revealed_at) of its rounds, round 1 first:
+    the reveal progress of every auction of the event, in one query (no decision read)."""
+    rows = session.execute(
+        select(
+            AuctionRound.auction_id,
+            AuctionRound.number,
+            AuctionRound.status,
+            AuctionRound.revealed,
+            AuctionRound.revealed_at,
+        )
+        .join(Auction, Auction.id == AuctionRound.auction_id)
+        .where(Auction.event_id == event_id)
+        .order_by(AuctionRound.auction_id, AuctionRound.number)
+    )
+    found: dict[int, list[tuple[Any, ...]]] = {}
+    for auction_id, *rest in rows:
+        found.setdefault(auction_id, []).append(tuple(rest))
+    return found
+
+
+def places_being_revealed(session: Session, event_id: int) -> list[int]:
+    """Places whose auction has a closed round not fully revealed (`revealed_at` unset)."""
+    rows = session.scalars(
+        select(Auction.place)
+        .join(AuctionRound, AuctionRound.auction_id == Auction.id)
+        .where(
+            Auction.event_id == event_id,
+            AuctionRound.status == "closed",
+            AuctionRound.revealed_at.is_(None),
+        )
+        .distinct()
+    )
+    return sorted(rows)
+
+
+def set_decision(rnd: AuctionRound, result: dict[str, Any] | None) -> None:
+    """Store (or clear, None) what a close decided on the round (`sealed_result`)."""
+    rnd.sealed_result = None if result is None else dict(result)
+
+
+def new_bid(**columns: Any) -> Bid:
+    """A bid row with its sealed `cards` and `nonce` (the caller chains and adds it)."""
+    cards, nonce = columns.pop("cards"), columns.pop("nonce")
+    return Bid(sealed_cards=list(cards), sealed_nonce=nonce, **columns)
+
+
 def get_round(session: Session, auction_id: int, number: int) -> AuctionRound | None:
     return session.scalar(
         select(AuctionRound).where(
@@ -84,9 +135,9 @@ def live_bidder_ids(session: Session, round_id: int) -> list[int]:
 
 def live_bid_rows(session: Session, round_id: int) -> list[Any]:
     """The live bids of a round as light rows (id, participant_id, combination_id, receipt,
-    nonce), for the close of a large auction."""
+    sealed_nonce), for the close of a large auction (`app.auctions.views` reads them)."""
     query = (
-        select(Bid.id, Bid.participant_id, Bid.combination_id, Bid.receipt, Bid.nonce)
+        select(Bid.id, Bid.participant_id, Bid.combination_id, Bid.receipt, Bid.sealed_nonce)
         .outerjoin(BidWithdrawal, BidWithdrawal.bid_id == Bid.id)
         .where(BidWithdrawal.id.is_(None), Bid.round_id == round_id)
         .order_by(Bid.id)
@@ -111,7 +162,8 @@ def bid_cards(session: Session, bid_ids: Iterable[int]) -> dict[int, list[str]]:
     if not ids:
         return {}
     return {
-        row[0]: row[1] for row in session.execute(select(Bid.id, Bid.cards).where(Bid.id.in_(ids)))
+        row[0]: row[1]
+        for row in session.execute(select(Bid.id, Bid.sealed_cards).where(Bid.id.in_(ids)))
     }
 
 

@@ -446,3 +446,39 @@ def decide_round(
         return RoundOutcome("only_bidder_left", ranked, can_rebid[0], tied=tied)
     lots = draw_lots(tied, lots_seed())
     return RoundOutcome("lots", ranked, lots.winner, tied=tied, lots=lots)
+
+
+# ---------------------------------------------------------------------- reveal
+
+
+def reveal_steps(bid_count: int) -> int:
+    """How many reveal steps a closed round has (RULES.md I-21): one per counted bid, from
+    the weakest to the strongest, then one for the outcome (winner, tie-break, lots or
+    no winner). A round without bids has its outcome step only."""
+    return bid_count + 1
+
+
+def reveal_order(bids: Iterable[tuple[int, str, int]]) -> list[int]:
+    """The bid ids of a closed round, as (bid id, bidder, rank) with rank 1 the
+    strongest, in the order they are revealed: the weakest first, equal ranks by
+    bidder (external id)."""
+    return [bid_id for bid_id, _, _ in sorted(bids, key=lambda b: (-b[2], b[1], b[0]))]
+
+
+def revealed_bid_ids(order: Sequence[int], revealed: int) -> set[int]:
+    """The bids shown after `revealed` steps of a round revealed in `order`."""
+    return set(order[: max(0, min(revealed, len(order)))])
+
+
+def outcome_revealed(bid_count: int, revealed: int) -> bool:
+    """True when the outcome step of a round with `bid_count` counted bids is taken: the
+    round is fully revealed."""
+    return revealed >= reveal_steps(bid_count)
+
+
+def revealed_after_correction(order: Sequence[int], revealed: int, voided: Collection[int]) -> int:
+    """The reveal steps a corrected round keeps (RULES.md I-21): the revealed bids that
+    still count (a correction does not reorder the others, so they are again the
+    weakest ones) and, when the outcome was shown, the new outcome at once."""
+    shown = [bid_id for bid_id in order[: min(revealed, len(order))] if bid_id not in voided]
+    return len(shown) + (1 if outcome_revealed(len(order), revealed) else 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.core.types import DbInt, ExternalIdRef
+from app.core.types import DbInt, ExternalIdRef, Reason
 
 
 class BidCreate(BaseModel):
@@ -42,6 +42,27 @@ class CloseRequest(BaseModel):
     lots_seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
 
+class RevealRequest(BaseModel):
+    """`all`: reveal every step left at once (the projector's "show all"); otherwise the
+    next step only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    all: bool = False
+
+
+class CorrectionRequest(BaseModel):
+    """A correction after a reveal (RULES.md I-21): `reason` (kept in the audit trail),
+    `void_bids` (the ids of counted bids of the round to void, e.g. a bid recorded for
+    the wrong participant), `lots_seed` if the new decision draws lots."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Reason
+    void_bids: list[DbInt] = Field(min_length=1, max_length=100)
+    lots_seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
 class CombinationRead(BaseModel):
     id: int
     cards: list[str]
@@ -51,11 +72,14 @@ class CombinationRead(BaseModel):
 
 
 class RevealedBid(BaseModel):
+    """A revealed bid. `rank` (1 = strongest) is given once its round's outcome is
+    revealed (in the close's answer, always)."""
+
     bid_id: int
     participant: str
     round: int
     combination: CombinationRead
-    rank: int
+    rank: int | None = None
     receipt: str
     nonce: str
 
@@ -74,7 +98,9 @@ class TieBreakRead(BaseModel):
 
 
 class CloseRead(BaseModel):
-    """The revealed round (API.md): the winner, whether the top tied, and every bid ranked.
+    """The decided round (API.md), to the organiser only: the winner, whether the top
+    tied, and every bid ranked. Everybody else sees it as `…/reveal` publishes it
+    (RULES.md I-21).
 
     `status` is the auction's: "closed", or "open" when a tie-break round follows.
     `tie` is true when the top of THIS round tied (`tied` names them): a tie-break
@@ -96,6 +122,11 @@ class CloseRead(BaseModel):
 
 
 class RoundRead(BaseModel):
+    """One round. A closed round has `revealed` of `steps` reveal steps done (its counted
+    bids from the weakest to the strongest, then the outcome); until the last, anybody but
+    the organiser gets only the revealed `bids` (in reveal order, without ranks) and no
+    `resolution`, `winner`, `tied` or `lots`."""
+
     number: int
     status: str
     eligible: list[str] | None
@@ -106,6 +137,8 @@ class RoundRead(BaseModel):
     tied: list[str] = []
     lots: LotsRead | None = None
     bids: list[RevealedBid] | None = None
+    revealed: int | None = None
+    steps: int | None = None
 
 
 class MyBid(BaseModel):
@@ -120,12 +153,15 @@ class AuctionRead(BaseModel):
     included, gets a bid's combination: the organiser sees `bid_count` and `bidders`,
     a participant `bid_count` and `my_bid`, anyone else `bid_count` only.
 
-    After a close the auction reads as the latest close response did: `status`,
-    `round`, `winner`, `tie` and `resolution` are those of the last closed round
-    (`tie`: the top of that round tied, as `CloseRead.tie`). `bids` holds the
-    revealed bids of every closed round, round by round (each with its `round`).
-    `bid_count`: while a round is open, its sealed bids so far; otherwise the
-    count of all revealed bids of all rounds."""
+    A close decides, a reveal publishes (RULES.md I-21). To the organiser a closed
+    auction reads as the latest close response did: `status`, `round`, `winner`, `tie`
+    and `resolution` are those of the last closed round (`tie`: the top of that round
+    tied, as `CloseRead.tie`). To anybody else a round not fully revealed reads
+    "closed, being revealed": `status` "closed" at that round, `revealing` true, no
+    winner, only the revealed bids, and no later (tie-break) round. `bids` holds the
+    shown bids of every closed round, round by round (each with its `round`).
+    `bid_count`: while a round is open, its sealed bids so far; otherwise the count of
+    all counted bids of the closed rounds shown."""
 
     place: int
     status: str
@@ -138,6 +174,43 @@ class AuctionRead(BaseModel):
     resolution: str | None = None
     bids: list[RevealedBid] = []
     rounds: list[RoundRead] = []
+    revealing: bool = False
+
+
+class OutcomeRead(BaseModel):
+    """A round's outcome, as its close decided it."""
+
+    winner: str | None
+    tie: bool
+    tied: list[str]
+    resolution: str
+    lots: LotsRead | None = None
+    tie_break: TieBreakRead | None = None
+
+
+class RevealRead(BaseModel):
+    """The round being revealed as everybody now sees it (RULES.md I-21): `revealed` of
+    `steps` done (one per counted bid, weakest first, then the outcome), `complete` after
+    the last; `bids` the revealed ones (ranked once complete), `outcome` once complete."""
+
+    place: int
+    round: int
+    revealed: int
+    steps: int
+    complete: bool
+    bid_count: int
+    bids: list[RevealedBid]
+    outcome: OutcomeRead | None = None
+
+
+class CorrectionRead(CloseRead):
+    """The corrected round decided again (to the organiser), with the `reason`, the
+    `voided` bid ids and the reveal progress kept (`revealed` of `steps`)."""
+
+    reason: str
+    voided: list[int]
+    revealed: int
+    steps: int
 
 
 class CeremonyRead(BaseModel):
@@ -181,8 +254,11 @@ class PlaceResult(BaseModel):
 
 
 class AuctionResult(BaseModel):
+    """An auction's closed rounds as far as revealed (`revealing` while one is not)."""
+
     place: int
     status: str
+    revealing: bool = False
     rounds: list[RoundRead]
 
 

@@ -1,4 +1,6 @@
-"""The award ceremony: open, bid, withdraw, close, undo, verify, results (RULES.md §1.4).
+"""The award ceremony's commands: open, bid, withdraw, close, reveal, undo, correct
+(RULES.md §1.4, I-7 to I-10, I-21). What anybody may see of the bids is
+`app.auctions.views`' (the observer); this module never reads a sealed column itself.
 
 Each operation `x` comes as three functions (pokerkit's pattern): `verify_x(...)` raises
 the domain error that `x` would raise now (the checks are written once, there);
@@ -10,6 +12,9 @@ auction row for bids and the close: SELECT ... FOR UPDATE on PostgreSQL) and is
 recorded in the audit trail. Services flush, never commit. Before a round
 closes nothing here returns a bid's combination, and the audit entries of bids
 carry only receipts, so the organiser's audit view cannot unseal them either.
+A close decides a round; only `reveal` makes its decision public, step by step;
+`undo_close` works only while nothing of the round is revealed; afterwards
+`correct_round` voids bids with a reason and decides the round again, its bids frozen.
 Cross-domain steps (the event's status, the feed's freeze) are `app.flows.ceremony`'s.
 """
 
@@ -24,51 +29,35 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.auctions import repository as repo
-from app.auctions import rules
+from app.auctions import rules, views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.auctions.rules import AuctionStatus
 from app.auctions.shapes import (
-    AuctionHistory,
     AuctionView,
     BidReceipt,
-    CeremonyView,
     CloseResult,
-    CombinationView,
+    CorrectionResult,
     LotsView,
-    MyBidView,
-    PlaceResult,
-    Results,
     RevealedBidView,
+    RevealResult,
     RoundResult,
-    RoundView,
     TieBreakView,
     WithdrawalView,
 )
-from app.core import chain, csvfiles
+from app.auctions.views import Caller
+from app.core import chain
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
 from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
-from app.poker.cards import display
-from app.poker.evaluator import evaluate
 
+__all__ = ["CORRECTION_ACTION", "Caller"]
 
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking: the organiser, a participant of the event, or anybody."""
-
-    organiser: bool
-    participant: Participant | None = None
-
-    @property
-    def actor(self) -> str:
-        if self.organiser:
-            return "organiser"
-        if self.participant is not None:
-            return f"participant:{self.participant.external_id}"
-        return "anonymous"
+# The audit action of a correction (RULES.md I-21): an audit entry that decides a result,
+# like `auction.lots` (app.flows.log_chain chains those).
+CORRECTION_ACTION = "auction.correct"
 
 
 def _allowed(verify: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
@@ -80,24 +69,9 @@ def _allowed(verify: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
     return True
 
 
-def _category_name(value: Any) -> str:
-    return str(getattr(value, "value", value))
-
-
-def _check_place(event: Event, place: int) -> None:
-    if not 1 <= place <= event.award_places:
-        raise NotFound(
-            f"Event {event.id} awards places 1 to {event.award_places}; there is no place {place}.",
-            code="auction_not_found",
-        )
-
-
-def _status(auction: Auction | None) -> AuctionStatus:
-    return AuctionStatus.PENDING if auction is None else AuctionStatus(auction.status)
-
-
-def _statuses(session: Session, event_id: int) -> dict[int, str]:
-    return {place: a.status for place, a in repo.auctions_of_event(session, event_id).items()}
+_check_place = views.check_place
+_status = views.status_of
+_statuses = views.statuses
 
 
 def ceremony_over(session: Session, event: Event) -> bool:
@@ -109,15 +83,10 @@ def ceremony_over(session: Session, event: Event) -> bool:
     )
 
 
-def _combination_json(combination_id: int, cards: list[str], ranking: str) -> CombinationView:
-    value = evaluate(cards, ranking)
-    return {
-        "id": combination_id,
-        "cards": list(cards),
-        "display": [display(card) for card in cards],
-        "category": _category_name(value.category),
-        "description": value.description,
-    }
+def ceremony_finished(session: Session, event: Event) -> bool:
+    """True when every auction is closed and every closed round fully revealed (RULES.md
+    I-21): only then are the results public and the event `finished`."""
+    return ceremony_over(session, event) and not views.unrevealed_places(session, event.id)
 
 
 # ------------------------------------------------------------------------ open
@@ -129,7 +98,9 @@ def verify_open_auction(
     """Raise unless the organiser may open the auction for `place` at `now` (UTC, default
     the clock): 404 `auction_not_found` (no such place), 409 `course_still_open` (the
     course window has not ended), and the ceremony-order problems of
-    `rules.check_can_open` (lowest place first, one auction at a time; RULES.md §1.4)."""
+    `rules.check_can_open` (lowest place first, one auction at a time; RULES.md §1.4),
+    409 `reveal_pending` (an earlier auction is not fully revealed: its winner, who may
+    not bid again, is not public yet; RULES.md I-21)."""
     _check_place(event, place)
     if (now or utcnow()) < event.closes_at:
         raise Conflict(
@@ -138,6 +109,13 @@ def verify_open_auction(
             code="course_still_open",
         )
     rules.check_can_open(place, _statuses(session, event.id), event.award_places)
+    unrevealed = views.unrevealed_places(session, event.id)
+    if unrevealed:
+        raise Conflict(
+            f"The auction for place {unrevealed[0]} is closed but not fully revealed; "
+            "reveal it before the next auction opens (RULES.md I-21).",
+            code="reveal_pending",
+        )
 
 
 def can_open_auction(session: Session, event: Event, place: int) -> bool:
@@ -176,7 +154,7 @@ def open_auction(
         subject=f"place {place}",
         details={"place": place, "round": 1},
     )
-    return auction_view(session, event, place, caller)
+    return views.auction_view(session, event, place, caller)
 
 
 # ------------------------------------------------------------------------ bids
@@ -203,11 +181,21 @@ def _open_round(
     session: Session, auction: Auction | None, round_number: int | None = None
 ) -> tuple[Auction, AuctionRound]:
     """The auction and its open round (`rules.check_round_open`: 409 `auction_not_open`,
-    `auction_closed`, `round_closed`)."""
+    `auction_closed`, `round_closed`; 409 `tie_break_not_revealed`: a tie-break round
+    takes bids, and closes, only once the round that opened it is fully revealed, so
+    that everybody knows who tied, RULES.md I-9, I-21)."""
     rules.check_round_open(_status(auction), auction.current_round if auction else 0, round_number)
     assert auction is not None
     current = repo.get_round(session, auction.id, auction.current_round)
     assert current is not None and current.status == "open"
+    if current.number > 1:
+        previous = repo.get_round(session, auction.id, current.number - 1)
+        if previous is not None and not views.fully_revealed(previous):
+            raise rules.BidRefused(
+                f"The tie-break round {current.number} opens once round {previous.number} "
+                "is fully revealed.",
+                code="tie_break_not_revealed",
+            )
     return auction, current
 
 
@@ -396,12 +384,13 @@ def _seal_bid(session: Session, event: Event, place: int, plan: BidPlan, actor: 
         nonce=nonce,
     )
     now = utcnow()
-    bid = Bid(
+    cards = list(combination.cards)
+    bid = repo.new_bid(
         auction_id=plan.auction.id,
         round_id=plan.round.id,
         participant_id=plan.bidder.id,
         combination_id=combination.id,
-        cards=list(combination.cards),
+        cards=cards,
         nonce=nonce,
         receipt=receipt,
         placed_by=actor,
@@ -410,7 +399,7 @@ def _seal_bid(session: Session, event: Event, place: int, plan: BidPlan, actor: 
     content = chain.bid_content(
         round_number=plan.round.number,
         combination_hash=repo.take_hash(session, combination.id),
-        cards=bid.cards,
+        cards=cards,
         nonce=nonce,
         receipt=receipt,
         placed_by=actor,
@@ -559,7 +548,7 @@ def verify_close_auction(
 ) -> tuple[Auction, AuctionRound]:
     """Raise unless the open round of auction `place` may be closed now; return the
     auction and that round. Raises 404 `auction_not_found`, 409 `auction_not_open` /
-    `auction_closed`."""
+    `auction_closed` / `tie_break_not_revealed`."""
     _check_place(event, place)
     return _open_round(session, repo.get_auction(session, event.id, place, lock=lock))
 
@@ -572,35 +561,41 @@ def can_close_auction(session: Session, event: Event, place: int) -> bool:
 def close_auction(
     session: Session, event: Event, place: int, caller: Caller, *, lots_seed: int | None = None
 ) -> CloseResult:
-    """Close the open round of auction `place` and reveal it (RULES.md §1.4, I-9).
+    """Close the open round of auction `place` and decide it (RULES.md §1.4, I-9, I-21).
 
     The live bids are ranked under the event's preset (`event.hand_ranking`);
     the outcome follows `rules.decide_round`. When it decides the place the
     auction closes (winner or unawarded); on a tie with two or more tied bidders
-    able to rebid, a tie-break round opens for them and the auction stays open.
-    Lots use `lots_seed` or a fresh random seed; seed and result are recorded.
-    Returns the `CloseRead` shape. Raises what `verify_close_auction` raises.
+    able to rebid, a tie-break round opens for them and the auction stays open (it
+    takes bids once this round is fully revealed). Lots use `lots_seed` or a fresh
+    random seed; seed and result are recorded. The decision is public only as far
+    as `reveal` publishes it; the organiser gets all of it here, in the `CloseRead`
+    shape. Raises what `verify_close_auction` raises.
     """
     _check_place(event, place)
     repo.lock_event(session, event.id)
     auction, current = verify_close_auction(session, event, place, lock=True)
     ext = repo.external_ids(session, event.id)
-    bids = repo.live_bid_rows(session, current.id)
-    sealed, revealed = _reveal(session, event, current, bids, ext)
-    outcome = _decide(session, event, current, sealed, bids, ext, lots_seed)
+    sealed, revealed = views.open_envelopes(session, event, current, ext)
+    outcome = _decide(session, event, current, sealed, ext, lots_seed)
     result = _round_result(outcome, revealed, current.number)
     now = utcnow()
-    _close_round(current, outcome, result, now)
-    if outcome.decided:
-        _award(session, auction, outcome, sealed, ext, now)
-    else:
-        _open_tie_break_round(session, auction, outcome, ext, now)
+    current.status = "closed"
+    current.closed_at = now
+    current.revealed, current.revealed_at = 0, None
+    _settle(session, auction, current, outcome, result, sealed, ext, now)
     session.flush()
     _record_close(session, event, place, caller.actor, current.number, auction.status, result)
+    return _close_result(place, auction, current.number, outcome, result)
+
+
+def _close_result(
+    place: int, auction: Auction, number: int, outcome: rules.RoundOutcome, result: RoundResult
+) -> CloseResult:
     return {
         "place": place,
         "status": AuctionStatus(auction.status),
-        "round": current.number,
+        "round": number,
         "winner": outcome.winner,
         "tie": outcome.tie,
         "resolution": outcome.resolution,
@@ -611,40 +606,24 @@ def close_auction(
     }
 
 
-def _reveal(
+def _settle(
     session: Session,
-    event: Event,
+    auction: Auction,
     current: AuctionRound,
-    bids: list[Bid],
+    outcome: rules.RoundOutcome,
+    result: RoundResult,
+    sealed: list[rules.SealedBid],
     ext: dict[int, str],
-) -> tuple[list[rules.SealedBid], dict[int, RevealedBidView]]:
-    """The round's live bids as the rules rank them and as they are revealed. The
-    combination as it stands now (the feed may have replayed); the bid's snapshot if
-    the projection no longer has it."""
-    stored = repo.combination_cards(session, (b.combination_id for b in bids))
-    snapshots = repo.bid_cards(session, (b.id for b in bids if b.combination_id not in stored))
-    sealed: list[rules.SealedBid] = []
-    revealed: dict[int, RevealedBidView] = {}
-    for bid in bids:
-        cards = list(stored.get(bid.combination_id) or snapshots[bid.id])
-        value = evaluate(cards, event.hand_ranking)
-        bidder = ext[bid.participant_id]
-        sealed.append(rules.SealedBid(bid.id, bidder, bid.combination_id, tuple(value.strength)))
-        revealed[bid.id] = {
-            "bid_id": bid.id,
-            "participant": bidder,
-            "round": current.number,
-            "combination": {
-                "id": bid.combination_id,
-                "cards": cards,
-                "display": [display(card) for card in cards],
-                "category": _category_name(value.category),
-                "description": value.description,
-            },
-            "receipt": bid.receipt,
-            "nonce": bid.nonce,
-        }
-    return sealed, revealed
+    now: datetime,
+) -> None:
+    """Store the decision of closed round `current`: the place awarded (or unawarded), or
+    a tie-break round opened for the tied bidders who can rebid."""
+    current.resolution = outcome.resolution
+    repo.set_decision(current, result)
+    if outcome.decided:
+        _award(session, auction, outcome, sealed, ext, now)
+    else:
+        _open_tie_break_round(session, auction, outcome, ext, now)
 
 
 def _decide(
@@ -652,13 +631,12 @@ def _decide(
     event: Event,
     current: AuctionRound,
     sealed: list[rules.SealedBid],
-    bids: list[Bid],
     ext: dict[int, str],
     lots_seed: int | None,
 ) -> rules.RoundOutcome:
     """`rules.decide_round` on the round's sealed bids: a tied bidder can rebid when a
     usable combination is left once this round's bids are used up."""
-    used = repo.used_combination_ids(session, event.id) | {b.combination_id for b in bids}
+    used = repo.used_combination_ids(session, event.id) | {b.combination_id for b in sealed}
     by_external = {v: k for k, v in ext.items()}
 
     def has_combination_left(bidder: str) -> bool:
@@ -700,15 +678,6 @@ def _round_result(
     }
 
 
-def _close_round(
-    current: AuctionRound, outcome: rules.RoundOutcome, result: RoundResult, now: datetime
-) -> None:
-    current.status = "closed"
-    current.closed_at = now
-    current.resolution = outcome.resolution
-    current.result = dict(result)
-
-
 def _award(
     session: Session,
     auction: Auction,
@@ -720,6 +689,8 @@ def _award(
     """The outcome decided the place: the auction closes, with its winner (or unawarded)."""
     auction.status = AuctionStatus.CLOSED
     auction.closed_at = now
+    auction.winner_participant_id = None
+    auction.winner_combination_id = None
     if outcome.winner is not None:
         by_external = {v: k for k, v in ext.items()}
         auction.winner_participant_id = by_external[outcome.winner]
@@ -738,6 +709,10 @@ def _open_tie_break_round(
     """A tie with two or more tied bidders able to rebid: the next round opens for them
     (RULES.md I-9); the auction stays open."""
     by_external = {v: k for k, v in ext.items()}
+    auction.status = AuctionStatus.OPEN
+    auction.closed_at = None
+    auction.winner_participant_id = None
+    auction.winner_combination_id = None
     auction.current_round += 1
     session.add(
         AuctionRound(
@@ -758,16 +733,21 @@ def _record_close(
     number: int,
     auction_status: str,
     result: RoundResult,
+    *,
+    action: str = "auction.close",
+    extra: dict[str, Any] | None = None,
 ) -> None:
-    """The audit entries of a close: `auction.close`, and `auction.lots` /
-    `auction.tie_break_open` when lots were drawn / a tie-break round opened."""
+    """The audit entries of a close (or a correction, `action`): `auction.close`, and
+    `auction.lots` / `auction.tie_break_open` when lots were drawn / a tie-break round
+    opened."""
     subject = f"place {place}"
     details: dict[str, Any] = {
         "place": place,
         "round": number,
         "auction_status": auction_status,
+        **(extra or {}),
         **result,
-        # the full reveal is in the round's result; here, compactly, what proves it:
+        # the full decision is in the round's result; here, compactly, what proves it:
         # [bid id, bidder, combination id, rank, nonce]
         "bids": [
             [b["bid_id"], b["participant"], b["combination"]["id"], b.get("rank"), b["nonce"]]
@@ -780,7 +760,7 @@ def _record_close(
             session, event_id=event.id, actor=actor, action=action, subject=subject, details=details
         )
 
-    log("auction.close", details)
+    log(action, details)
     if result["lots"] is not None:
         log("auction.lots", {"place": place, "round": number, **result["lots"]})
     if result["tie_break"] is not None:
@@ -795,14 +775,81 @@ def _winner_combination_id(
     for bid in sealed:
         if bid.bidder == winner:
             return bid.combination_id
-    for rnd in reversed(repo.rounds_of(session, auction.id)):
-        for shown in (rnd.result or {}).get("bids", []):
-            if shown["participant"] == winner:
-                return shown["combination"]["id"]
-    return None
+    earlier = [r for r in reversed(repo.rounds_of(session, auction.id)) if r.status == "closed"]
+    return views.combination_of_bidder(earlier, winner)
+
+
+# ---------------------------------------------------------------------- reveal
+
+
+def verify_reveal(
+    session: Session, event: Event, place: int, *, lock: bool = False
+) -> tuple[Auction, AuctionRound]:
+    """Raise unless a step of auction `place` is left to reveal; return the auction and
+    its round being revealed (the first closed round not fully revealed). Raises 404
+    `auction_not_found`, 409 `nothing_to_reveal` (nothing closed, or all revealed)."""
+    _check_place(event, place)
+    auction = repo.get_auction(session, event.id, place, lock=lock)
+    rnd = views.round_to_reveal(session, auction)
+    if auction is None or rnd is None:
+        raise Conflict(
+            f"The auction for place {place} has no closed round left to reveal.",
+            code="nothing_to_reveal",
+        )
+    return auction, rnd
+
+
+def can_reveal(session: Session, event: Event, place: int) -> bool:
+    """True when `verify_reveal` raises nothing now."""
+    return _allowed(verify_reveal, session, event, place)
+
+
+def reveal(
+    session: Session, event: Event, place: int, caller: Caller, *, everything: bool = False
+) -> RevealResult:
+    """Reveal the next step of auction `place`'s closed round (organiser; RULES.md I-21):
+    its counted bids from the weakest to the strongest, one a step, then the outcome
+    (ranks, winner, tie-break, lots or no winner); `everything` reveals every step left.
+    The progress is stored on the round (`revealed`, `revealed_at` at the last step) and
+    recorded in the audit trail (`auction.reveal`). Once a step is revealed the close can
+    no longer be undone (`undo_close`). Returns the round as everyone now sees it
+    (`views.reveal_view`). Raises what `verify_reveal` raises."""
+    _check_place(event, place)
+    repo.lock_event(session, event.id)
+    _, rnd = verify_reveal(session, event, place, lock=True)
+    state = views.reveal_state(rnd)
+    rnd.revealed = state.steps if everything else state.revealed + 1
+    if rnd.revealed >= state.steps:
+        rnd.revealed_at = utcnow()
+    session.flush()
+    record(
+        session,
+        event_id=event.id,
+        actor=caller.actor,
+        action="auction.reveal",
+        subject=f"place {place}",
+        details={
+            "place": place,
+            "round": rnd.number,
+            "revealed": rnd.revealed,
+            "steps": state.steps,
+            "all": everything,
+        },
+    )
+    return views.reveal_view(session, event, place, rnd)
 
 
 # ------------------------------------------------------------------------ undo
+
+
+def _undo_too_late_after_reveal(rnd: AuctionRound) -> None:
+    if rnd.revealed > 0:
+        raise Conflict(
+            f"Round {rnd.number} has already been revealed in part; its close can no longer "
+            "be undone (RULES.md I-21). A correction (…/rounds/{n}/correct) can void a bid "
+            "and decide the round again.",
+            code="undo_after_reveal",
+        )
 
 
 def verify_undo_close(
@@ -811,15 +858,18 @@ def verify_undo_close(
     """Raise unless the last close of auction `place` may be undone now; return the
     auction and, when that close opened a tie-break round, that round (to remove).
 
-    Undoable: an open tie-break round without bids, or the last closed auction while
-    the next is still pending (`rules.check_can_undo`). Raises 404 `auction_not_found`,
-    409 `nothing_to_undo` (the tie-break round has bids), `auction_not_closed`,
-    `undo_too_late`."""
+    Undoable only while nothing of the closed round is revealed (RULES.md I-21): an
+    open tie-break round without bids, or the last closed auction while the next is
+    still pending (`rules.check_can_undo`). Raises 404 `auction_not_found`, 409
+    `undo_after_reveal` (a step of the closed round is revealed), `nothing_to_undo`
+    (the tie-break round has bids), `auction_not_closed`, `undo_too_late`."""
     _check_place(event, place)
     auction = repo.get_auction(session, event.id, place, lock=lock)
     if auction is not None and auction.status == AuctionStatus.OPEN and auction.current_round > 1:
         current = repo.get_round(session, auction.id, auction.current_round)
-        assert current is not None
+        tied = repo.get_round(session, auction.id, auction.current_round - 1)
+        assert current is not None and tied is not None
+        _undo_too_late_after_reveal(tied)
         if repo.bids_in_round(session, current.id) > 0:
             raise Conflict(
                 "The tie-break round already has bids; its opening cannot be undone.",
@@ -828,6 +878,9 @@ def verify_undo_close(
         return auction, current
     rules.check_can_undo(place, _statuses(session, event.id), event.award_places)
     assert auction is not None
+    last = repo.get_round(session, auction.id, auction.current_round)
+    assert last is not None
+    _undo_too_late_after_reveal(last)
     return auction, None
 
 
@@ -837,13 +890,15 @@ def can_undo_close(session: Session, event: Event, place: int) -> bool:
 
 
 def undo_close(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
-    """Undo the last close of auction `place` (organiser), only until the next auction opens.
+    """Undo the last close of auction `place` (organiser): only while nothing of that
+    round is revealed and until the next auction opens (RULES.md I-21).
 
-    - A closed auction reopens its last round: the revealed result and the winner
-      are cleared and the round takes bids again (already revealed bids stay in).
-    - An auction whose last close opened a tie-break round that has no bid yet:
-      the tie-break round is removed and the tied round reopens.
-    The undone result stays in the audit trail (`auction.undo_close`).
+    - A closed auction reopens its last round: the decision and the winner are
+      cleared and the round takes bids again (its bids stay in, still sealed).
+    - An auction whose last close opened a tie-break round (which cannot have bids
+      before the tied round is revealed): the tie-break round is removed and the tied
+      round reopens.
+    The undone decision stays in the audit trail (`auction.undo_close`).
     Raises what `verify_undo_close` raises.
     """
     _check_place(event, place)
@@ -860,11 +915,12 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> Au
         auction.winner_combination_id = None
     previous = repo.get_round(session, auction.id, auction.current_round)
     assert previous is not None
-    undone = previous.result
+    undone = views.decision(previous)
     previous.status = "open"
     previous.closed_at = None
     previous.resolution = None
-    previous.result = None
+    previous.revealed, previous.revealed_at = 0, None
+    repo.set_decision(previous, None)
     session.flush()
     record(
         session,
@@ -874,313 +930,150 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> Au
         subject=f"place {place}",
         details={"place": place, "round": previous.number, "undone": undone},
     )
-    return auction_view(session, event, place, caller)
+    return views.auction_view(session, event, place, caller)
 
 
-# ------------------------------------------------------------------------ read
+# ------------------------------------------------------------------- correction
 
 
-def _round_json(
-    session: Session, rnd: AuctionRound, ext: dict[int, str], caller: Caller
-) -> RoundView:
-    data: RoundView = {
-        "number": rnd.number,
-        "status": rnd.status,
-        "eligible": None if rnd.eligible is None else [ext[p] for p in rnd.eligible],
-        "bid_count": 0,
-    }
-    if rnd.status == "open":
-        bidders = repo.live_bidder_ids(session, rnd.id)
-        data["bid_count"] = len(bidders)
-        if caller.organiser:
-            data["bidders"] = sorted(ext[p] for p in bidders)
-        return data
-    result = rnd.result or {}
-    data.update(
-        bid_count=len(result.get("bids", [])),
-        resolution=rnd.resolution,
-        winner=result.get("winner"),
-        tied=result.get("tied", []),
-        lots=result.get("lots"),
-        bids=result.get("bids", []),
-    )
-    return data
+@dataclass(frozen=True)
+class CorrectionPlan:
+    """What `verify_correct_round` checked: the auction, the closed round to decide again,
+    the tie-break round its close opened (to remove; it has no bid), the bids to void."""
+
+    auction: Auction
+    round: AuctionRound
+    tie_break: AuctionRound | None
+    voided: list[Bid]
 
 
-def _named(
-    session: Session, event: Event, auction: Auction, rounds: list[AuctionRound], caller: Caller
-) -> dict[int, str]:
-    """participant id -> external id of those a view of `auction` names."""
-    if caller.organiser:  # the open round's bidders are named to the organiser only
-        return repo.external_ids(session, event.id)
-    # only whom this view names: cost independent of the event's size
-    named = [p for r in rounds for p in (r.eligible or [])]
-    return repo.external_ids_of(session, [*named, auction.winner_participant_id or 0])
+def verify_correct_round(
+    session: Session,
+    event: Event,
+    place: int,
+    number: int,
+    void_bids: list[int],
+    *,
+    lock: bool = False,
+) -> CorrectionPlan:
+    """Raise unless round `number` of auction `place` may be corrected now (RULES.md I-21);
+    return the plan. Correctable: the auction's latest decided round (closed, and the
+    auction closed with it, or the tie-break round it opened still without a bid) while
+    the next auction is still pending, voiding counted bids of that round.
 
-
-def _my_bid(session: Session, event: Event, auction: Auction, caller: Caller) -> MyBidView | None:
-    """The caller's live bid in the open round (a participant sees their own only)."""
-    if caller.participant is None:
-        return None
-    rnd = repo.get_round(session, auction.id, auction.current_round)
-    assert rnd is not None
-    mine = repo.live_bid_of(session, rnd.id, caller.participant.id)
-    if mine is None:
-        return None
-    combination = _combination_json(mine.combination_id, mine.cards, event.hand_ranking)
-    return {
-        "bid_id": mine.id,
-        "receipt": mine.receipt,
-        "round": rnd.number,
-        "combination": combination,
-    }
-
-
-def auction_view(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
-    """The auction as `caller` may see it (sealed until each round closes, RULES.md I-7).
-
-    Open round: everyone gets `bid_count`; the organiser also `bidders` (external
-    ids, never combinations); a participant also `my_bid` (their own live bid).
-    Closed rounds: every live bid revealed with its combination and rank; `bids`
-    lists the revealed bids of every closed round (round by round, each marked
-    with its `round`). `bid_count` is the open round's sealed bids, or, with no
-    round open, all revealed bids. `tie` and `resolution` are those of the latest
-    close (so a closed auction reads as its close response did).
-    Raises 404 `auction_not_found` (no such place).
-    """
+    Raises 404 `auction_not_found` / `round_not_found`, 409 `round_not_closed`,
+    `correction_not_possible` (a later round of this auction has bids or was closed),
+    `correction_too_late` (the next auction has opened), 422 `bid_not_counted` (a bid
+    that is not counted in that round)."""
     _check_place(event, place)
-    auction = repo.get_auction(session, event.id, place)
-    if auction is None:
-        bidders: list[str] | None = [] if caller.organiser else None
-        return {
-            "place": place,
-            "status": AuctionStatus.PENDING,
-            "round": None,
-            "bid_count": 0,
-            "bidders": bidders,
-        }
-    round_rows = repo.rounds_of(session, auction.id)
-    ext = _named(session, event, auction, round_rows, caller)
-    rounds = [_round_json(session, r, ext, caller) for r in round_rows]
-    current = next((r for r in rounds if r["number"] == auction.current_round), None)
-    closed = [r for r in rounds if r["status"] == "closed"]
-    last = closed[-1] if closed else None
-    live = current is not None and current["status"] == "open"
-    view: AuctionView = {
-        "place": place,
-        "status": AuctionStatus(auction.status),
-        "round": auction.current_round,
-        # open round: its sealed bids so far; otherwise every revealed bid of every round
-        "bid_count": current["bid_count"] if live else sum(r["bid_count"] for r in closed),
-        "winner": ext.get(auction.winner_participant_id) if auction.winner_participant_id else None,
-        # as the latest close reported it: the top of the last closed round tied
-        "tie": bool(last and last.get("tied")),
-        "resolution": last.get("resolution") if last else None,
-        "rounds": rounds,
-    }
-    if live and caller.organiser:
-        assert current is not None
-        view["bidders"] = current.get("bidders", [])
-    elif live:
-        mine = _my_bid(session, event, auction, caller)
-        if mine is not None:
-            view["my_bid"] = mine
-    view["bids"] = [b for r in closed for b in r.get("bids", [])]
-    return view
-
-
-def ceremony_view(session: Session, event: Event, caller: Caller) -> CeremonyView:
-    """Every auction in ceremony order (lowest place first) as `caller` may see it, with
-    `open` (the place open now, or None) and `next` (the place that may open next, or None
-    when the ceremony is over or an auction is open)."""
-    statuses = _statuses(session, event.id)
-    order = rules.ceremony_order(event.award_places)
-    open_place = next((p for p in order if statuses.get(p) == AuctionStatus.OPEN), None)
-    next_place = None
-    if open_place is None:
-        next_place = next(
-            (p for p in order if statuses.get(p, AuctionStatus.PENDING) == AuctionStatus.PENDING),
-            None,
+    auction = repo.get_auction(session, event.id, place, lock=lock)
+    rnd = repo.get_round(session, auction.id, number) if auction else None
+    if auction is None or rnd is None:
+        raise NotFound(
+            f"The auction for place {place} has no round {number}.", code="round_not_found"
         )
-    return {
-        "open": open_place,
-        "next": next_place,
-        "auctions": [auction_view(session, event, place, caller) for place in order],
-    }
-
-
-def verify_receipt(session: Session, event: Event, place: int, receipt: str) -> dict[str, Any]:
-    """Check a receipt against the revealed bid (RULES.md I-10); open to anyone.
-
-    Recomputes sha256 of `rules.commitment_string` with the revealed nonce.
-    Raises 404 `receipt_not_found`, 409 `round_not_closed` (the nonce is still secret).
-    Replaced and withdrawn bids are confirmed as not counted, without their content.
-    """
-    _check_place(event, place)
-    auction = repo.get_auction(session, event.id, place)
-    bid = repo.bid_by_receipt(session, auction.id, receipt.strip().lower()) if auction else None
-    if auction is None or bid is None:
-        raise NotFound("No bid with that receipt in this auction.", code="receipt_not_found")
-    rnd = session.get(AuctionRound, bid.round_id)
-    assert rnd is not None
-    base = {"receipt": bid.receipt, "event_id": event.id, "place": place, "round": rnd.number}
     if rnd.status != "closed":
         raise Conflict(
-            "The round of this bid is not closed yet; its nonce is still secret.",
+            f"Round {number} is still open; it takes bids (no correction needed).",
             code="round_not_closed",
         )
-    withdrawal = repo.withdrawal_of(session, bid.id)
-    if withdrawal is not None:
-        return {**base, "counted": False, "status": withdrawal.reason}
-    ext = repo.external_ids(session, event.id)
-    parts = {
-        "event_id": event.id,
-        "place": place,
-        "round_number": rnd.number,
-        "bidder": ext[bid.participant_id],
-        "combination_id": bid.combination_id,
-        "nonce": bid.nonce,
-    }
-    text = rules.commitment_string(**parts)
-    digest = rules.commitment(**parts)
-    shown = next((b for b in (rnd.result or {}).get("bids", []) if b["bid_id"] == bid.id), None)
-    return {
-        **base,
-        "counted": True,
-        "status": "revealed",
-        "valid": digest == bid.receipt,
-        "bidder": parts["bidder"],
-        "combination_id": bid.combination_id,
-        "nonce": bid.nonce,
-        "commitment_string": text,
-        "sha256": digest,
-        "combination": shown["combination"] if shown else None,
-        "rank": shown["rank"] if shown else None,
-    }
-
-
-def results(session: Session, event: Event) -> Results:
-    """Final results: each place (podium order 1, 2, 3) and every auction's revealed rounds."""
-    ext = repo.external_ids(session, event.id)
-    names = repo.participant_names(session, event.id)
-    auctions = repo.auctions_of_event(session, event.id)
-    places = [
-        _place_result(session, place, auctions.get(place), ext, names)
-        for place in range(1, event.award_places + 1)
-    ]
-    history: list[AuctionHistory] = []
-    caller = Caller(organiser=False)
-    for place in rules.ceremony_order(event.award_places):
-        auction = auctions.get(place)
-        if auction is None:
-            history.append({"place": place, "status": AuctionStatus.PENDING, "rounds": []})
-            continue
-        rounds = [_round_json(session, r, ext, caller) for r in repo.rounds_of(session, auction.id)]
-        closed = [r for r in rounds if r["status"] == "closed"]
-        history.append({"place": place, "status": _status(auction), "rounds": closed})
-    return {
-        "event_id": event.id,
-        "hand_ranking": event.hand_ranking,
-        "places": places,
-        "auctions": history,
-    }
-
-
-def _place_result(
-    session: Session,
-    place: int,
-    auction: Auction | None,
-    ext: dict[int, str],
-    names: dict[int, str],
-) -> PlaceResult:
-    """One place of `results`: its winner, name, winning combination and resolution."""
-    entry: PlaceResult = {
-        "place": place,
-        "status": _status(auction),
-        "awarded": False,
-        "participant": None,
-        "name": None,
-        "combination": None,
-        "category": None,
-        "resolution": None,
-    }
-    if auction is None or auction.status != AuctionStatus.CLOSED:
-        return entry
-    last = repo.get_round(session, auction.id, auction.current_round)
-    entry["resolution"] = ((last.result if last else None) or {}).get("resolution")
-    if auction.winner_participant_id is not None:
-        entry.update(
-            awarded=True,
-            participant=ext.get(auction.winner_participant_id),
-            name=names.get(auction.winner_participant_id),
+    tie_break = None
+    if auction.current_round != number:
+        tie_break = repo.get_round(session, auction.id, number + 1)
+        if (
+            auction.current_round != number + 1
+            or tie_break is None
+            or tie_break.status != "open"
+            or repo.bids_in_round(session, tie_break.id) > 0
+        ):
+            raise Conflict(
+                f"Round {number} is not the latest decided round of this auction (a later "
+                "round has bids or is closed); it can no longer be corrected.",
+                code="correction_not_possible",
+            )
+    order = rules.ceremony_order(event.award_places)
+    statuses = _statuses(session, event.id)
+    for later in order[order.index(place) + 1 :]:
+        if statuses.get(later, "pending") != "pending":
+            raise Conflict(
+                f"The auction for place {later} has already opened; the auction for place "
+                f"{place} can no longer be corrected.",
+                code="correction_too_late",
+            )
+    counted = {b.id: b for b in repo.live_bids(session, rnd.id)}
+    missing = [bid_id for bid_id in void_bids if bid_id not in counted]
+    if missing:
+        raise Unprocessable(
+            f"Bid {missing[0]} is not a counted bid of round {number} of place {place}.",
+            code="bid_not_counted",
+            bid_ids=missing,
         )
-        winning = _winning_combination(session, auction)
-        if winning is not None:
-            entry["combination"] = winning
-            entry["category"] = winning["category"]
-    return entry
+    return CorrectionPlan(auction, rnd, tie_break, [counted[b] for b in sorted(set(void_bids))])
 
 
-def _winning_combination(session: Session, auction: Auction) -> CombinationView | None:
-    """The combination that won the place: the winner's bid in the deciding round."""
-    for rnd in reversed(repo.rounds_of(session, auction.id)):
-        for bid in (rnd.result or {}).get("bids", []):
-            if bid["combination"]["id"] == auction.winner_combination_id:
-                return bid["combination"]
-    return None
-
-
-CSV_COLUMNS = [
-    "place",
-    "round",
-    "participant",
-    "name",
-    "combination_id",
-    "cards",
-    "category",
-    "description",
-    "rank",
-    "result",
-    "log_head",
-]
-
-
-def results_csv(session: Session, event: Event, *, log_head: str = "") -> str:
-    """The results as CSV: one row per revealed bid (`result` winner/lost), plus one row
-    per place without a revealed winning bid (`result` unawarded or pending). Every row
-    ends with `log_head`, the event head over the take and bid logs when the file was made
-    (app.flows.log_chain), so a kept file can be checked against an archive later. Text
-    cells are neutralised against formula injection (`app.core.csvfiles.write`)."""
-    data = results(session, event)
-    names = repo.participant_names(session, event.id)
-    by_external = {v: k for k, v in repo.external_ids(session, event.id).items()}
-    winners = {p["place"]: p["participant"] for p in data["places"]}
-    winning = {p["place"]: (p["combination"] or {}).get("id") for p in data["places"]}
-    rows: list[list[object]] = []
-    for auction in data["auctions"]:
-        place = auction["place"]
-        for rnd in auction["rounds"]:
-            for bid in rnd["bids"] or []:
-                won = (
-                    winners.get(place) == bid["participant"]
-                    and winning.get(place) == bid["combination"]["id"]
-                )
-                rows.append(
-                    [
-                        place,
-                        rnd["number"],
-                        bid["participant"],
-                        names.get(by_external.get(bid["participant"], -1), ""),
-                        bid["combination"]["id"],
-                        " ".join(bid["combination"]["cards"]),
-                        bid["combination"]["category"],
-                        bid["combination"]["description"],
-                        bid["rank"],
-                        "winner" if won else "lost",
-                        log_head,
-                    ]
-                )
-        if auction["status"] != "closed" or winners.get(place) is None:
-            status = "unawarded" if auction["status"] == "closed" else auction["status"]
-            rows.append([place, "", "", "", "", "", "", "", "", status, log_head])
-    return csvfiles.write(CSV_COLUMNS, rows)
+def correct_round(
+    session: Session,
+    event: Event,
+    place: int,
+    number: int,
+    caller: Caller,
+    *,
+    reason: str,
+    void_bids: list[int],
+    lots_seed: int | None = None,
+) -> CorrectionResult:
+    """Correct a decided round after its reveal (organiser; RULES.md I-21): void the
+    bids `void_bids` (e.g. one recorded for the wrong participant) with `reason`, and
+    decide the round again among its remaining bids, frozen as they were (nobody may bid
+    in it again). Each voided bid gets an append-only withdrawal row, reason
+    `correction`, chained like any withdrawal. A tie-break round the first decision
+    opened (still without bids) is removed; the new decision may open one, or draw lots
+    (`lots_seed`). The reveal keeps its progress (`rules.revealed_after_correction`):
+    a shown outcome is replaced by the new one at once. Recorded in the audit trail as
+    `CORRECTION_ACTION` with the reason, the voided bids and the decision replaced.
+    Raises what `verify_correct_round` raises."""
+    _check_place(event, place)
+    repo.lock_event(session, event.id)
+    plan = verify_correct_round(session, event, place, number, void_bids, lock=True)
+    auction, rnd = plan.auction, plan.round
+    before = views.reveal_state(rnd)
+    replaced = views.decision(rnd)
+    for bid in plan.voided:
+        _withdraw(session, auction, bid, "correction", caller.actor)
+    if plan.tie_break is not None:
+        session.delete(plan.tie_break)
+        session.flush()
+        auction.current_round = number
+    ext = repo.external_ids(session, event.id)
+    sealed, revealed = views.open_envelopes(session, event, rnd, ext)
+    outcome = _decide(session, event, rnd, sealed, ext, lots_seed)
+    result = _round_result(outcome, revealed, number)
+    now = utcnow()
+    _settle(session, auction, rnd, outcome, result, sealed, ext, now)
+    voided_ids = [b.id for b in plan.voided]
+    rnd.revealed = rules.revealed_after_correction(before.order, before.revealed, voided_ids)
+    rnd.revealed_at = now if rnd.revealed >= rules.reveal_steps(len(sealed)) else None
+    session.flush()
+    named = repo.external_ids_of(session, [b.participant_id for b in plan.voided])
+    _record_close(
+        session,
+        event,
+        place,
+        caller.actor,
+        number,
+        auction.status,
+        result,
+        action=CORRECTION_ACTION,
+        extra={
+            "reason": reason,
+            "voided": [[b.id, named[b.participant_id], b.receipt] for b in plan.voided],
+            "replaced": replaced,
+        },
+    )
+    return {
+        **_close_result(place, auction, number, outcome, result),
+        "reason": reason,
+        "voided": voided_ids,
+        "revealed": rnd.revealed,
+        "steps": rules.reveal_steps(len(sealed)),
+    }

@@ -25,7 +25,8 @@ class CombinationView(TypedDict):
 
 
 class RevealedBidView(TypedDict):
-    """A bid revealed at its round's close, with its competition rank (1 = strongest)."""
+    """A revealed bid, with its competition rank (1 = strongest) once its round's outcome
+    is revealed (RULES.md I-21: the ranks belong to the outcome step)."""
 
     bid_id: int
     participant: str
@@ -60,7 +61,8 @@ class RoundResult(TypedDict):
 
 class RoundView(TypedDict):
     """One round as a caller may see it: an open round only counts its sealed bids
-    (`bidders` for the organiser); a closed round shows its result."""
+    (`bidders` for the organiser); a closed round shows its result as far as it is
+    revealed (`revealed` of `steps`; the organiser sees all of it)."""
 
     number: int
     status: str
@@ -72,6 +74,8 @@ class RoundView(TypedDict):
     tied: NotRequired[list[str]]
     lots: NotRequired[LotsView | None]
     bids: NotRequired[list[RevealedBidView]]
+    revealed: NotRequired[int]
+    steps: NotRequired[int]
 
 
 class MyBidView(TypedDict):
@@ -95,6 +99,7 @@ class AuctionView(TypedDict):
     rounds: NotRequired[list[RoundView]]
     my_bid: NotRequired[MyBidView]
     bids: NotRequired[list[RevealedBidView]]
+    revealing: NotRequired[bool]
 
 
 class CeremonyView(TypedDict):
@@ -133,6 +138,40 @@ class CloseResult(TypedDict):
     bids: list[RevealedBidView]
 
 
+class OutcomeView(TypedDict):
+    """A round's outcome once revealed: what `close` decided."""
+
+    winner: str | None
+    tie: bool
+    tied: list[str]
+    resolution: str
+    lots: LotsView | None
+    tie_break: TieBreakView | None
+
+
+class RevealResult(TypedDict):
+    """`reveal`'s answer (`schemas.RevealRead`): the round being revealed as everyone now
+    sees it."""
+
+    place: int
+    round: int
+    revealed: int
+    steps: int
+    complete: bool
+    bid_count: int
+    bids: list[RevealedBidView]
+    outcome: OutcomeView | None
+
+
+class CorrectionResult(CloseResult):
+    """`correct_round`'s answer (`schemas.CorrectionRead`): the round decided again."""
+
+    reason: str
+    voided: list[int]
+    revealed: int
+    steps: int
+
+
 class PlaceResult(TypedDict):
     place: int
     status: AuctionStatus
@@ -147,6 +186,7 @@ class PlaceResult(TypedDict):
 class AuctionHistory(TypedDict):
     place: int
     status: AuctionStatus
+    revealing: bool
     rounds: list[RoundView]
 
 

@@ -28,7 +28,7 @@ from sqlalchemy import Table, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core import bulk
 from app.core.audit import AuditEntry, record
@@ -99,12 +99,16 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
     """The archive of `event` (a JSON-ready dict, `format`/`version` first).
 
     Read in the caller's transaction; the organiser's secrets it holds (CP codes,
-    save codes) are the organiser's, and tokens and keys appear only as hashes.
+    save codes) are the organiser's, and tokens and keys appear only as hashes. The
+    rounds' decisions and the bids (cards, nonces) come through the auctions' observer
+    (`auction_views.archived_ceremony`), which refuses (409 `ceremony_not_revealed`) while
+    a round is open or closed but not fully revealed: an archive never unseals a bid.
     """
     eid = event.id
+    ceremony = auction_views.archived_ceremony(session, event, _rows)
     t = {m: m.__table__ for m in (Event, Checkpoint, Participant, SaveCode, IntegrationKey,
-                                  Take, TakeVoid, SourceClock, Auction, AuctionRound, Bid,
-                                  BidWithdrawal, AuditEntry)}  # fmt: skip
+                                  Take, TakeVoid, SourceClock, Auction, BidWithdrawal,
+                                  AuditEntry)}  # fmt: skip
     participants = _rows(session, t[Participant], t[Participant].c.event_id == eid)
     of_event = select(Participant.id).where(Participant.event_id == eid)
     takes_of_event = select(Take.id).where(Take.event_id == eid)
@@ -123,10 +127,8 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
         "take_voids": _rows(session, t[TakeVoid], t[TakeVoid].c.take_id.in_(takes_of_event)),
         "source_clocks": _rows(session, t[SourceClock], t[SourceClock].c.event_id == eid),
         "auctions": _rows(session, t[Auction], t[Auction].c.event_id == eid),
-        "auction_rounds": _rows(
-            session, t[AuctionRound], t[AuctionRound].c.auction_id.in_(auctions_of_event)
-        ),
-        "bids": _rows(session, t[Bid], t[Bid].c.auction_id.in_(auctions_of_event)),
+        "auction_rounds": ceremony["auction_rounds"],
+        "bids": ceremony["bids"],
         "bid_withdrawals": _rows(
             session, t[BidWithdrawal], t[BidWithdrawal].c.bid_id.in_(bids_of_event)
         ),
@@ -154,7 +156,7 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
         "states": {external[pid]: _utc_state(state) for pid, state in states},
         "combinations": _stored_combinations(session, event, external),
         "outcomes": _stored_outcomes(session, event),
-        "results": without_ids(auction_service.results(session, event)),
+        "results": without_ids(auction_views.results(session, event)),
     }
 
 
@@ -416,7 +418,8 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
     _insert(
         session, AuctionRound.__table__, archive["auction_rounds"], ids,
         lambda r: {**r, "auction_id": ids("auction", r["auction_id"]), "result": None,
-                   "eligible": _map_list(ids, "participant", r["eligible"])},
+                   "eligible": _map_list(ids, "participant", r["eligible"]),
+                   **_reveal_of(r)},
     )  # fmt: skip
     _insert(
         session, Bid.__table__, archive["bids"], ids,
@@ -431,11 +434,12 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
                    "replaced_by_bid_id": ids("bid", r["replaced_by_bid_id"])},
     )  # fmt: skip
     # Now that bids exist: the rounds' revealed results and the auctions' winners.
+    rounds = AuctionRound.__table__  # the column `result` (a round's decision), restored
     for row in archive["auction_rounds"]:
         if row["result"] is not None:
             session.execute(
-                update(AuctionRound)
-                .where(AuctionRound.id == ids("auction_round", row["id"]))
+                update(rounds)
+                .where(rounds.c.id == ids("auction_round", row["id"]))
                 .values(result=_map_result(ids, row["result"]))
             )
     for row in archive["auctions"]:
@@ -448,6 +452,15 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
                     winner_combination_id=ids("take", row["winner_combination_id"]),
                 )
             )
+
+
+def _reveal_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The reveal progress of an archived round; an archive made before the reveal existed
+    (migration 0012) showed every closed round at its close: fully revealed."""
+    if "revealed" in row or row.get("status") != "closed":
+        return {}
+    bids = len((row.get("result") or {}).get("bids") or [])
+    return {"revealed": bids + 1, "revealed_at": row.get("closed_at")}
 
 
 def _map_list(ids: _Ids, table: str, values: Iterable[int] | None) -> list[int] | None:

@@ -169,8 +169,8 @@ def bid_links(
     for bid, number in bids:
         content = chain.bid_content(
             round_number=number, combination_hash=take_hashes.get(bid.combination_id, ""),
-            cards=bid.cards, nonce=bid.nonce, receipt=bid.receipt, placed_by=bid.placed_by,
-            created_at=bid.created_at,
+            cards=bid.sealed_cards, nonce=bid.sealed_nonce, receipt=bid.receipt,
+            placed_by=bid.placed_by, created_at=bid.created_at,
         )  # fmt: skip
         link = chain.Link(
             f"bid {bid.id}", chain.BID, bid.log_seq, bid.log_prev, bid.log_hash, content

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.core import iof as documents
 from app.core.db import utcnow
 from app.core.errors import Unprocessable
@@ -63,11 +63,15 @@ def _standings(session: Session, event: Event, places: Sequence[dict[str, Any]])
 def result_list_xml(session: Session, event: Event) -> bytes:
     """ResultList of the award ceremony: the places the auctions awarded, with the
     winning combinations, and every other participant unplaced. `status="Snapshot"`
-    until every auction is closed, then "Complete" (RULES.md §3: the places are won
-    only by the sealed-bid auctions)."""
-    results = auction_service.results(session, event)
+    until every auction is closed and revealed, then "Complete" (RULES.md §3: the places
+    are won only by the sealed-bid auctions; I-21: a place counts once revealed)."""
+    results = auction_views.results(session, event)
     places = results["places"]
-    complete = bool(places) and all(entry["status"] == "closed" for entry in places)
+    complete = (
+        bool(places)
+        and all(entry["status"] == "closed" for entry in places)
+        and not any(auction["revealing"] for auction in results["auctions"])
+    )
     return documents.result_list(
         event.id,
         event.name,

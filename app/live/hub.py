@@ -39,10 +39,10 @@ Item = tuple[int, str, bytes, str, bytes]
 
 
 def shape_of(kind: str, data: dict[str, Any]) -> str:
-    """What changes a page's layout: an auction's status and round (not its bid count),
-    the event's status and window."""
+    """What changes a page's layout: an auction's stage (status, round and reveal steps as
+    `shape` says; not its bid count), the event's status and window."""
     if kind == "auction":
-        return f"{data['status']}:{data['round']}"
+        return data.get("shape") or f"{data['status']}:{data['round']}"
     return f"{data['status']}|{data['opens_at']}|{data['closes_at']}"
 
 

@@ -1,9 +1,9 @@
 """What the live channel says, read from the database (sync; run in a worker thread).
 
-Every message carries only what the public pages show (RULES.md I-7: a sealed bid's
-combination never leaves the server before its round closes): the auction as
-`auction_service.auction_view` shows it to the public, the names of the participants
-that view names, and the event's status and course window. The organiser's `feed`
+Every message carries only what the public pages show (RULES.md I-7, I-21: a sealed
+bid's combination never leaves the server before the organiser reveals it): the auction
+as the observer `auction_views.auction_view` shows it to the public, the names of the
+participants that view names, and the event's status and course window. The organiser's `feed`
 counters are read only for organiser streams.
 """
 
@@ -16,11 +16,11 @@ from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
-from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.events.models import Event, Participant
 from app.live.models import LiveChange, LiveVersion
 
-PUBLIC = auction_service.Caller(organiser=False)
+PUBLIC = auction_views.PUBLIC
 Topic = tuple[str, int]  # ("auction", place) | ("event", 0)
 
 
@@ -66,9 +66,11 @@ def named_in(view: dict[str, Any]) -> set[str]:
 
 
 def auction_message(session: Session, event: Event, place: int) -> dict[str, Any]:
-    """`auction`: place, status, round, bid count and the public view (results after a
-    close) without its flattened `bids` (the same bids are in `rounds`)."""
-    view = auction_service.auction_view(session, event, place, PUBLIC)
+    """`auction`: place, status, round, bid count, `revealing`, `shape` (the stage the live
+    pages compare, `auction_views.stage_of`) and the public view (the decision as far as
+    revealed) without its flattened `bids` (the same bids are in `rounds`)."""
+    view = auction_views.auction_view(session, event, place, PUBLIC)
+    stage = auction_views.stage_of(view)
     # `bids` repeats every revealed bid of `rounds` (a close with 600 bids: half the bytes
     # each phone receives); the stream sends each bid once, in its round.
     view = {key: value for key, value in view.items() if key != "bids"}
@@ -78,6 +80,8 @@ def auction_message(session: Session, event: Event, place: int) -> dict[str, Any
         "round": view["round"],
         "bid_count": view["bid_count"],
         "winner": view.get("winner"),
+        "revealing": bool(view.get("revealing")),
+        "shape": stage,
         "view": view,
         "names": names_of(session, event.id, named_in(view)),
     }
@@ -132,24 +136,14 @@ def feed_counters(session: Session, event_id: int) -> dict[str, Any]:
 
 
 def shape(session: Session, event: Event) -> str:
-    """`"place:status:round;…"` of the event's auctions in ceremony order, as the live
-    pages compare it with `auction` messages (`round` as the public view gives it: None
-    before the auction exists). One query on the auction table."""
-    from app.auctions.models import Auction
-
-    rows = {
-        place: (status, current_round)
-        for place, status, current_round in session.execute(
-            select(Auction.place, Auction.status, Auction.current_round).where(
-                Auction.event_id == event.id
-            )
-        )
-    }
-    parts = []
-    for place in auction_rules.ceremony_order(event.award_places):
-        status, current_round = rows.get(place, ("pending", None))
-        parts.append(f"{place}:{status}:{current_round}")
-    return ";".join(parts)
+    """`"place:stage;…"` of the event's auctions in ceremony order, as the live pages compare
+    it with `auction` messages' `shape`: the public stage (`auction_views.public_stages`:
+    status and round, and the reveal steps while a round is being revealed; `round` None
+    before the auction exists). Two small queries on the auction and round rows."""
+    stages = auction_views.public_stages(session, event)
+    return ";".join(
+        f"{place}:{stages[place]}" for place in auction_rules.ceremony_order(event.award_places)
+    )
 
 
 def names_in_views(

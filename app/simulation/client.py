@@ -98,5 +98,11 @@ class ApiClient:
     def close_auction(self, event_id: int, place: int) -> dict[str, Any]:
         return self._call("POST", f"{API}/events/{event_id}/auctions/{place}/close")
 
+    def reveal_all(self, event_id: int, place: int) -> dict[str, Any]:
+        """Reveal every step left of the closed round (RULES.md I-21)."""
+        return self._call(
+            "POST", f"{API}/events/{event_id}/auctions/{place}/reveal", json={"all": True}
+        )
+
     def auction(self, event_id: int, place: int) -> dict[str, Any]:
         return self._call("GET", f"{API}/events/{event_id}/auctions/{place}")

@@ -555,6 +555,7 @@ class Simulation:
                     )
                     used[agent.external_id].add(choice.id)
             closed = self.api.close_auction(self.event_id, place)
+            self.api.reveal_all(self.event_id, place)  # a close decides, a reveal publishes
             for _ in range(10):  # tie-break rounds (RULES.md I-9): the auction stays open
                 if closed.get("status") != "open":
                     break
@@ -565,6 +566,7 @@ class Simulation:
                         self.api.bid(self.event_id, place, external_id, choice.id, token)
                         used[external_id].add(choice.id)
                 closed = self.api.close_auction(self.event_id, place)
+                self.api.reveal_all(self.event_id, place)
             closes.append(closed)
             winner = closed.get("winner")
             row = {"place": place, "winner": winner, "name": None, "cards": None, "category": None}

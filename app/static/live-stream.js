@@ -2,14 +2,16 @@
  *
  * A root element with an id and [data-live-stream="<stream URL>"] is kept up to date:
  * - data-live-version: the live version the page was rendered at (sent as ?since=);
- * - data-live-shape: "place:status:round;…" of the auctions as rendered; when an
- *   `auction` message changes a place's status or round (or an `event` message the
+ * - data-live-shape: "place:stage;…" of the auctions as rendered (stage: status:round,
+ *   plus :steps while a round is being revealed); when an `auction` message's `shape`
+ *   changes a place's stage (or an `event` message the
  *   "status|opens_at|closes_at" of data-live-event), the root's content is fetched again from
  *   data-live-refresh (default: this page) and swapped in place, after a random delay of
  *   up to data-live-jitter ms (default 2000) so a thousand phones do not ask at once;
- * - a close of an auction whose [data-live-place] section is on the page is shown at once
- *   from the message (its revealed result and data-live-text's words; data-live-me marks
- *   my own bid), without any request;
+ * - a close, or a reveal step, of an auction whose [data-live-place] section is on the
+ *   page is shown at once from the message ("closed, being revealed" with the bids shown
+ *   so far, then the result; data-live-text's words; data-live-me marks my own bid),
+ *   without any request;
  * - [data-live-field="bids_<place>"] takes an auction's bid count, and the organiser's
  *   `feed` counters go into [data-live-field="<counter>"];
  * - fallback: when the stream fails (closed with an error, or no `hello` within 10 s, as
@@ -96,7 +98,7 @@
 
   Live.prototype.onAuction = function (data) {
     writeFields(this.root, data.bid_count, "bids_" + data.place);
-    var now = data.status + ":" + (data.round === null ? "None" : data.round);
+    var now = data.shape || (data.status + ":" + (data.round === null ? "None" : data.round));
     this.seen[String(data.place)] = now;
     var known = this.shape[String(data.place)];
     if (known === undefined || known === now) return;
@@ -140,12 +142,23 @@
     var rounds = (view.rounds || []).filter(function (r) { return r.status === "closed"; });
     var parts = [];
     parts.push(el("h2", { id: "place-" + data.place },
-      fill(T["ceremony.place"], "place", data.place) + " — " + T["ceremony.closed"]));
-    parts.push(el("p", { "class": "status-line" }, view.winner
-      ? fill(T["ceremony.winner"], "name", names[view.winner] || view.winner)
-      : T["ceremony.no_winner"]));
+      fill(T["ceremony.place"], "place", data.place) + " — " +
+      (view.revealing ? T["ceremony.revealing"] : T["ceremony.closed"])));
+    if (view.revealing) {  /* closed, being revealed: the count, and the bids shown so far */
+      var being = rounds[rounds.length - 1] || { bid_count: 0, bids: [] };
+      var left = being.bid_count - (being.bids || []).length;
+      parts.push(el("p", { "class": "status-line" }, fill(T["ceremony.bids_in"], "count", being.bid_count) +
+        (left > 0 ? " · " + fill(T["ceremony.sealed_left"], "count", left) : "")));
+      parts.push(el("p", { "class": "help" }, T["ceremony.revealing_help"]));
+    } else {
+      parts.push(el("p", { "class": "status-line" }, view.winner
+        ? fill(T["ceremony.winner"], "name", names[view.winner] || view.winner)
+        : T["ceremony.no_winner"]));
+    }
     rounds.forEach(function (rnd) {
-      var bids = (rnd.bids || []).slice().sort(function (a, b) { return a.rank - b.rank; });
+      var complete = rnd.revealed >= rnd.steps;
+      var bids = (rnd.bids || []).slice();
+      if (complete) bids.sort(function (a, b) { return a.rank - b.rank; });
       if (!bids.length) return;
       if ((view.rounds || []).length > 1) {
         var tied = rnd.tied && rnd.tied.length ? " — " + T["ceremony.tie"] : "";
@@ -154,7 +167,7 @@
       var list = el("ol", { "class": "bid-list", "aria-label": T["ceremony.results"] });
       bids.forEach(function (b) {
         var item = el("li");
-        item.appendChild(el("span", { "class": "rank" }, String(b.rank)));
+        item.appendChild(el("span", { "class": "rank" }, complete ? String(b.rank) : "\u00b7"));
         var body = el("span", { "class": "bid-body" });
         body.appendChild(el("strong", {}, names[b.participant] || b.participant));
         if (b.participant === me) body.appendChild(document.createTextNode(" ★"));

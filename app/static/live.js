@@ -3,9 +3,10 @@
  * - [data-live-url]: polls that JSON endpoint every few seconds and writes each value
  *   into the descendants marked [data-live-field="key"]; when the JSON has a
  *   "version" that differs from [data-live-version], the page reloads;
- * - body.projector: reveals the bids one by one (button or Space / Right arrow),
- *   then the outcome, then the podium; each step is scrolled to the middle of the
- *   screen and the buttons go away once everything is shown.
+ * - body.projector: the reveal is the server's (RULES.md I-21: the buttons are forms that
+ *   POST the next step, or all of them); Space / Right arrow sends the next step, and
+ *   the step revealed last ([data-reveal-latest] names its id) is scrolled to the
+ *   middle of the screen, also after live-stream.js swapped the page in place.
  */
 (function () {
   "use strict";
@@ -55,39 +56,18 @@
   }
 
   function projector() {
-    var steps = Array.prototype.slice.call(document.querySelectorAll("[data-reveal-step]"));
-    steps.sort(function (a, b) {
-      return parseInt(a.getAttribute("data-reveal-step"), 10) - parseInt(b.getAttribute("data-reveal-step"), 10);
-    });
-    var next = document.getElementById("reveal-next");
-    var all = document.getElementById("reveal-all");
-    function hiddenLeft() { return steps.filter(function (s) { return s.hasAttribute("data-hidden"); }); }
-    function done() {  /* everything is shown: the buttons go away */
-      if (next) next.hidden = true;
-      if (all) all.hidden = true;
-    }
-    function revealOne() {
-      var left = hiddenLeft();
-      if (!left.length) return;
-      left[0].removeAttribute("data-hidden");
-      /* the step just shown in the middle of the screen (a 1280x800 projector) */
-      if (left[0].scrollIntoView) left[0].scrollIntoView({ block: "center" });
-      if (left.length === 1) done();
-    }
-    function revealAll() {
-      var left = hiddenLeft();
-      for (var i = 0; i < left.length; i++) left[i].removeAttribute("data-hidden");
-      if (left.length && left[left.length - 1].scrollIntoView) left[left.length - 1].scrollIntoView({ block: "center" });
-      done();
-    }
-    if (!hiddenLeft().length) { done(); return; }
-    if (next) { next.hidden = false; next.addEventListener("click", revealOne); }
-    if (all) { all.hidden = false; all.addEventListener("click", revealAll); }
-    projector.revealOne = revealOne;  // re-armed after live-stream.js swaps the page in place
+    /* the step revealed last, in the middle of the screen (a 1280x800 projector) */
+    var root = document.querySelector("[data-reveal-latest]");
+    var latest = root && document.getElementById(root.getAttribute("data-reveal-latest"));
+    if (latest && latest.scrollIntoView) latest.scrollIntoView({ block: "center" });
     if (!projector.keys) {
       projector.keys = true;
       document.addEventListener("keydown", function (e) {
-        if (e.key === " " || e.key === "ArrowRight") { e.preventDefault(); projector.revealOne(); }
+        if (e.key !== " " && e.key !== "ArrowRight") return;
+        var form = document.getElementById("reveal-next-form");
+        if (!form) return;
+        e.preventDefault();
+        if (form.requestSubmit) form.requestSubmit(); else form.submit();
       });
     }
   }

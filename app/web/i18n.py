@@ -373,6 +373,71 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.bid_placed": ("Ставка принята.", "Your bid is in."),
     "ceremony.bid_withdrawn": ("Ставка отозвана.", "Your bid was withdrawn."),
     "ceremony.pending": ("ещё не разыграно", "not yet auctioned"),
+    "ceremony.revealing": (
+        "Аукцион закрыт, идёт вскрытие ставок",
+        "The auction is closed; the bids are being revealed",
+    ),
+    "ceremony.revealing_help": (
+        "Ставки вскрываются на проекторе по одной, от слабой к сильной; затем объявят "
+        "итог. Страница обновляется сама.",
+        "The bids are revealed on the projector one by one, from the weakest to the "
+        "strongest, then the outcome. This page refreshes itself.",
+    ),
+    "ceremony.sealed_left": ("Ещё не вскрыто: {count}", "Still sealed: {count}"),
+    "ceremony.reveal_progress": (
+        "Вскрыто шагов: {shown} из {steps}",
+        "Reveal steps taken: {shown} of {steps}",
+    ),
+    "ceremony.reveal_on_projector": ("Вскрывать на проекторе", "Reveal on the projector"),
+    "ceremony.tie_break_round": (
+        "Переторжка: раунд {number}, только для участников ничьей",
+        "Tie-break: round {number}, for the tied bidders only",
+    ),
+    "ceremony.close_confirm.title": (
+        "Закрыть аукцион за {place} место?",
+        "Close the auction for place {place}?",
+    ),
+    "ceremony.close_confirm.bids": (
+        "Ставок в раунде {number}: {count}.",
+        "Bids in round {number}: {count}.",
+    ),
+    "ceremony.close_confirm.stop": (
+        "Приём ставок прекратится, и аукцион будет решён (при ничьей — переторжка или жребий).",
+        "Bidding stops and the auction is decided (a tie: a tie-break round or lots).",
+    ),
+    "ceremony.close_confirm.reveal": (
+        "Решение увидите только вы: участники и зал увидят его, когда вы вскроете ставки на "
+        "проекторе.",
+        "Only you see the decision: the participants and the hall see it as you reveal the "
+        "bids on the projector.",
+    ),
+    "ceremony.close_confirm.undo": (
+        "Отменить закрытие можно, только пока не вскрыта первая ставка.",
+        "The close can be undone only until the first bid is revealed.",
+    ),
+    "ceremony.confirm_what": ("Что произойдёт", "What will happen"),
+    "ceremony.close_confirm.button": ("Да, закрыть аукцион", "Yes, close the auction"),
+    "ceremony.undo_confirm.title": (
+        "Отменить закрытие аукциона за {place} место?",
+        "Undo the close of the auction for place {place}?",
+    ),
+    "ceremony.undo_confirm.reopen": (
+        "Раунд {number} снова откроется: участники смогут сделать, заменить или отозвать "
+        "ставку, и его нужно будет закрыть заново.",
+        "Round {number} opens again: participants may place, replace or withdraw a bid, "
+        "and it must be closed again.",
+    ),
+    "ceremony.undo_confirm.tie_break": (
+        "Переторжка (раунд {number}) будет удалена.",
+        "The tie-break round {number} is removed.",
+    ),
+    "ceremony.undo_confirm.kept": (
+        "Отменённое решение останется в журнале действий. Ничего не вскрыто, поэтому "
+        "никто не видел ставок.",
+        "The undone decision stays in the audit trail. Nothing was revealed, so nobody "
+        "has seen a bid.",
+    ),
+    "ceremony.undo_confirm.button": ("Да, отменить закрытие", "Yes, undo the close"),
     # the course page and the ceremony's organiser steps (issue 16, app/web/admin/course.py)
     "admin.course": ("Дистанция", "Course"),
     "course.phase.before": ("ещё не открыта", "not open yet"),
@@ -494,7 +559,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "ceremony.bid_for": ("Поставить за: {name}", "Bid for {name}"),
     "ceremony.lots_seed": ("Зерно жребия (необязательно)", "Lots seed (optional)"),
-    "ceremony.undo": ("Отменить последнее закрытие", "Undo the last close"),
+    "ceremony.undo": ("Отменить последнее закрытие…", "Undo the last close…"),
     "ceremony.tied_top": ("ничья", "tie"),
     # admin
     "admin.title": ("Организатор", "Organiser"),
@@ -580,6 +645,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.status.unawarded": ("не присуждено", "not awarded"),
     "admin.reveal_next": ("Показать следующую", "Reveal next"),
     "admin.reveal_all": ("Показать всё", "Reveal all"),
+    "admin.close_auction_confirm": ("Закрыть аукцион…", "Close the auction…"),
     "admin.add_take.note": ("Примечание", "Note"),
     "admin.previously": ("раньше", "previously"),
     "admin.key_active": ("действует", "active"),
@@ -635,6 +701,42 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Only the tied bidders take part in the tie-break.",
     ),
     "error.round_closed": ("Этот раунд уже закрыт.", "That round is already closed."),
+    "error.reveal_pending": (
+        "Сначала вскройте ставки предыдущего аукциона.",
+        "Reveal the previous auction's bids first.",
+    ),
+    "error.tie_break_not_revealed": (
+        "Переторжка начнётся, когда ставки предыдущего раунда будут вскрыты.",
+        "The tie-break round starts once the previous round's bids are revealed.",
+    ),
+    "error.nothing_to_reveal": ("Вскрывать больше нечего.", "Nothing is left to reveal."),
+    "error.undo_after_reveal": (
+        "Ставки этого раунда уже вскрываются: закрытие нельзя отменить. Ошибку можно "
+        "исправить (исправление с причиной, API).",
+        "The bids of this round are being revealed: the close cannot be undone. A mistake "
+        "can be corrected (a correction with a reason, API).",
+    ),
+    "error.round_not_found": ("Такого раунда нет.", "No such round."),
+    "error.correction_not_possible": (
+        "Этот раунд уже нельзя исправить: следующий раунд начался.",
+        "This round can no longer be corrected: a later round has started.",
+    ),
+    "error.correction_too_late": (
+        "Исправление невозможно: следующий аукцион уже открыт.",
+        "Too late to correct: the next auction has opened.",
+    ),
+    "error.bid_not_counted": (
+        "Эта ставка не учитывается в раунде.",
+        "That bid is not counted in the round.",
+    ),
+    "error.bid_not_revealed": (
+        "Эта ставка ещё не вскрыта.",
+        "That bid is not revealed yet.",
+    ),
+    "error.ceremony_not_revealed": (
+        "Архив нельзя выгрузить, пока идёт аукцион или не все ставки вскрыты.",
+        "No archive while an auction is open or its bids are not all revealed.",
+    ),
     "error.bid_not_live": (
         "Эта ставка уже заменена или отозвана.",
         "That bid was already replaced or withdrawn.",

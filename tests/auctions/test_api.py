@@ -59,6 +59,14 @@ def bid(client: TestClient, admin: dict, world: World, place: int, who: str, com
     )
 
 
+def close(client: TestClient, admin: dict, world: World, place: int, json=None) -> dict:
+    """Close the open round of `place`, then reveal all of it (RULES.md I-21): the
+    close's answer."""
+    closed = ok(client.post(world.url(place, "/close"), headers=admin, json=json))
+    ok(client.post(world.url(place, "/reveal"), headers=admin, json={"all": True}))
+    return closed
+
+
 def ok(response, status: int = 200) -> dict:
     assert response.status_code == status, response.text
     return response.json()
@@ -120,7 +128,7 @@ def test_full_ceremony_keeping_the_best_for_first_place(
     problem(client.post(w.url(2, "/open"), headers=admin), 409, "auction_in_progress")
     for who, combo in [("A", "A_pair"), ("B", "B_quads"), ("C", "C_flush"), ("D", "D_two_pair")]:
         ok(bid(client, admin, w, 3, who, combo), 201)
-    third = ok(client.post(w.url(3, "/close"), headers=admin))
+    third = close(client, admin, w, 3)
     # seed order: four of a kind (3) > flush (6) > two pair (9) > one pair (10)
     assert (third["place"], third["status"], third["winner"], third["tie"]) == (
         3,
@@ -149,7 +157,7 @@ def test_full_ceremony_keeping_the_best_for_first_place(
     problem(bid(client, admin, w, 2, "C", "C_flush"), 409, "combination_used")  # lost, still used
     for who, combo in [("A", "A_high"), ("C", "C_full"), ("D", "D_straight")]:
         ok(bid(client, admin, w, 2, who, combo), 201)
-    second = ok(client.post(w.url(2, "/close"), headers=admin))
+    second = close(client, admin, w, 2)
     # full house (5) > straight (7) > high card (11)
     assert second["winner"] == "C"
     assert [(b["participant"], b["rank"]) for b in second["bids"]] == [("C", 1), ("D", 2), ("A", 3)]
@@ -159,7 +167,7 @@ def test_full_ceremony_keeping_the_best_for_first_place(
     problem(bid(client, admin, w, 1, "D", "D_straight"), 409, "combination_used")
     problem(bid(client, admin, w, 1, "A", "A_pair"), 409, "combination_used")
     ok(bid(client, admin, w, 1, "A", "A_quads"), 201)
-    first = ok(client.post(w.url(1, "/close"), headers=admin))
+    first = close(client, admin, w, 1)
     assert (first["winner"], first["tie"]) == ("A", False)
     assert first["bids"][0]["combination"]["description"].startswith("four of a kind")
 
@@ -241,7 +249,7 @@ def test_two_way_tie_resolved_by_a_tie_break_round(
     ok(client.post(w.url(3, "/open"), headers=admin))
     for who, combo in [("P1", "P1_flush"), ("P2", "P2_flush"), ("P3", "P3_pair")]:
         ok(bid(client, admin, w, 3, who, combo), 201)
-    tied = ok(client.post(w.url(3, "/close"), headers=admin))
+    tied = close(client, admin, w, 3)
     assert (tied["status"], tied["winner"], tied["tie"], tied["resolution"]) == (
         "open",
         None,
@@ -270,7 +278,7 @@ def test_two_way_tie_resolved_by_a_tie_break_round(
     problem(stale, 409, "round_closed")
     ok(bid(client, admin, w, 3, "P1", "P1_trips"), 201)
     ok(bid(client, admin, w, 3, "P2", "P2_two_pair"), 201)
-    decided = ok(client.post(w.url(3, "/close"), headers=admin))
+    decided = close(client, admin, w, 3)
     # three of a kind (8) beats two pair (9)
     assert (decided["status"], decided["round"], decided["winner"], decided["tie"]) == (
         "closed",
@@ -293,7 +301,7 @@ def test_two_way_tie_resolved_by_a_tie_break_round(
     problem(bid(client, admin, w, 2, "P2", "P2_two_pair"), 409, "combination_used")
     problem(bid(client, admin, w, 2, "P1", "P1_trips"), 409, "bidder_already_won")
     ok(bid(client, admin, w, 2, "P3", "P3_other"), 201)
-    assert ok(client.post(w.url(2, "/close"), headers=admin))["winner"] == "P3"
+    assert close(client, admin, w, 2)["winner"] == "P3"
 
 
 def test_closed_tie_break_auction_reads_as_its_close(
@@ -306,7 +314,7 @@ def test_closed_tie_break_auction_reads_as_its_close(
     ok(client.post(w.url(3, "/open"), headers=admin))
     for who, combo in [("P1", "P1_flush"), ("P2", "P2_flush"), ("P3", "P3_pair")]:
         ok(bid(client, admin, w, 3, who, combo), 201)
-    assert ok(client.post(w.url(3, "/close"), headers=admin))["tie"] is True
+    assert close(client, admin, w, 3)["tie"] is True
     during = ok(client.get(w.url(3), headers=admin))
     assert (during["status"], during["round"], during["tie"], during["bid_count"]) == (
         "open",
@@ -316,7 +324,7 @@ def test_closed_tie_break_auction_reads_as_its_close(
     )
     ok(bid(client, admin, w, 3, "P1", "P1_trips"), 201)
     ok(bid(client, admin, w, 3, "P2", "P2_two_pair"), 201)
-    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    closed = close(client, admin, w, 3)
     for caller in (admin, {}):
         view = ok(client.get(w.url(3), headers=caller))
         assert (view["place"], view["status"], view["winner"], view["tie"]) == (
@@ -351,7 +359,7 @@ def test_tie_nobody_can_rebid_is_decided_by_recorded_lots(
     ok(client.post(w.url(3, "/open"), headers=admin))
     ok(bid(client, admin, w, 3, "P1", "P1_flush"), 201)
     ok(bid(client, admin, w, 3, "P2", "P2_flush"), 201)
-    closed = ok(client.post(w.url(3, "/close"), headers=admin, json={"lots_seed": 20260613}))
+    closed = close(client, admin, w, 3, json={"lots_seed": 20260613})
     expected = random.Random(20260613).choice(["P1", "P2"])  # the documented recipe
     assert (closed["status"], closed["tie"], closed["resolution"]) == ("closed", True, "lots")
     assert closed["lots"] == {"seed": 20260613, "candidates": ["P1", "P2"], "winner": expected}
@@ -407,7 +415,7 @@ def test_auction_with_no_bids_leaves_the_place_unawarded(
 ) -> None:
     w = build(session, {"A": {"A_pair": CEREMONY["A"]["A_pair"]}})
     ok(client.post(w.url(3, "/open"), headers=admin))
-    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    closed = close(client, admin, w, 3)
     assert closed == {
         "place": 3,
         "status": "closed",
@@ -489,7 +497,7 @@ def test_sealed_bids_cannot_be_read_before_the_close(
     assert sealed_text(json.dumps(details, ensure_ascii=False))
     assert all("combination_id" not in d and "combination" not in d for d in details)
 
-    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    closed = close(client, admin, w, 3)
     assert {b["participant"] for b in closed["bids"]} == {"A", "B"}
     revealed = ok(client.get(w.url(3)))
     assert revealed["bids"][0]["combination"]["id"] == w.combos["A_quads"]
@@ -605,7 +613,7 @@ def test_replace_and_withdraw_until_the_close(
     problem(client.delete(w.url(3, "/bids/999999"), headers=admin), 404, "bid_not_found")
     assert ok(client.get(w.url(3), headers=admin))["bidders"] == ["A"]
 
-    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    closed = close(client, admin, w, 3)
     assert [(b["participant"], b["combination"]["id"]) for b in closed["bids"]] == [
         ("A", w.combos["A_high"])
     ]
@@ -678,7 +686,7 @@ def test_receipt_verifies_by_hand_and_by_endpoint(
     w = build(session, {"A": {"A_pair": CEREMONY["A"]["A_pair"]}})
     ok(client.post(w.url(3, "/open"), headers=admin))
     receipt = ok(bid(client, admin, w, 3, "A", "A_pair"), 201)["receipt"]
-    closed = ok(client.post(w.url(3, "/close"), headers=admin))
+    closed = close(client, admin, w, 3)
     nonce = closed["bids"][0]["nonce"]
     assert closed["bids"][0]["receipt"] == receipt
     # the README recipe, by hand
@@ -719,7 +727,7 @@ def test_undo_last_close_until_the_next_auction_opens(
     assert undone["rounds"][0]["status"] == "open"
     # reopened: B may still bid, and A's pair is not used up any more
     ok(bid(client, admin, w, 3, "B", "B_quads"), 201)
-    again = ok(client.post(w.url(3, "/close"), headers=admin))
+    again = close(client, admin, w, 3)
     assert again["winner"] == "B"  # four kings beat a pair of threes
 
     ok(client.post(w.url(2, "/open"), headers=admin))
@@ -743,22 +751,23 @@ def test_undo_of_a_tie_removes_the_empty_tie_break_round(
     undone = ok(client.post(w.url(3, "/undo"), headers=admin))
     assert (undone["status"], undone["round"], len(undone["rounds"])) == ("open", 1, 1)
     ok(bid(client, admin, w, 3, "P3", "P3_pair"), 201)
-    again = ok(client.post(w.url(3, "/close"), headers=admin))
+    again = close(client, admin, w, 3)  # revealed: the tied bidders may rebid now
     assert again["tie_break"] == {"round": 2, "eligible": ["P1", "P2"]}
     ok(bid(client, admin, w, 3, "P1", "P1_trips"), 201)
-    problem(client.post(w.url(3, "/undo"), headers=admin), 409, "nothing_to_undo")
+    problem(client.post(w.url(3, "/undo"), headers=admin), 409, "undo_after_reveal")
 
 
 def test_tie_break_round_without_bids_goes_to_lots_and_can_be_undone(
     client: TestClient, admin: dict, session: Session
 ) -> None:
     """Both tied bidders could rebid but neither does: lots among them (RULES.md I-9);
-    the place records the winner's tied flush. Undo discards the draw (kept in the audit)."""
+    the place records the winner's tied flush. Undo, before anything of round 2 is
+    revealed, discards the draw (kept in the audit); once revealed, it is refused."""
     w = build(session, TIE)
     ok(client.post(w.url(3, "/open"), headers=admin))
     ok(bid(client, admin, w, 3, "P1", "P1_flush"), 201)
     ok(bid(client, admin, w, 3, "P2", "P2_flush"), 201)
-    assert ok(client.post(w.url(3, "/close"), headers=admin))["tie_break"]["round"] == 2
+    assert close(client, admin, w, 3)["tie_break"]["round"] == 2
     closed = ok(client.post(w.url(3, "/close"), headers=admin, json={"lots_seed": 7}))
     expected = random.Random(7).choice(["P1", "P2"])
     assert (closed["round"], closed["resolution"], closed["winner"], closed["bids"]) == (
@@ -767,12 +776,14 @@ def test_tie_break_round_without_bids_goes_to_lots_and_can_be_undone(
         expected,
         [],
     )
-    place = ok(client.get(f"/api/v1/events/{w.event_id}/auctions/results"))["places"][2]
-    assert place["participant"] == expected
-    assert place["combination"]["id"] == w.combos[f"{expected}_flush"]
-
     undone = ok(client.post(w.url(3, "/undo"), headers=admin))
     assert (undone["status"], undone["round"], undone["winner"]) == ("open", 2, None)
     entries = audit_entries(session, w.event_id)
     undo = [d for action, d in entries if action == "auction.undo_close"]
     assert undo[0]["undone"]["lots"]["seed"] == 7
+
+    close(client, admin, w, 3, json={"lots_seed": 7})  # the same draw, revealed
+    place = ok(client.get(f"/api/v1/events/{w.event_id}/auctions/results"))["places"][2]
+    assert place["participant"] == expected
+    assert place["combination"]["id"] == w.combos[f"{expected}_flush"]
+    problem(client.post(w.url(3, "/undo"), headers=admin), 409, "undo_after_reveal")

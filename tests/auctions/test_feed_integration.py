@@ -108,6 +108,14 @@ def test_ceremony_overview_in_order(client: TestClient, admin: dict, session: Se
     ok(client.post(f"{url}/3/open", headers=admin))
     assert (ok(client.get(url))["open"], ok(client.get(url))["next"]) == (3, None)
     ok(client.post(f"{url}/3/close", headers=admin))
+    # closed, being revealed (RULES.md I-21): the next auction waits for the reveal
+    overview = ok(client.get(url))
+    assert (overview["open"], overview["next"], overview["auctions"][0]["revealing"]) == (
+        None,
+        None,
+        True,
+    )
+    ok(client.post(f"{url}/3/reveal", headers=admin, json={"all": True}))
     overview = ok(client.get(url))
     assert (overview["open"], overview["next"]) == (None, 2)
     assert [a["status"] for a in overview["auctions"]] == ["closed", "pending", "pending"]

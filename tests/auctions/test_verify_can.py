@@ -79,8 +79,21 @@ def test_each_step_is_allowed_exactly_when_its_verify_passes(session: Session) -
     assert service.can_withdraw_bid(session, event, 3, ORGANISER, placed["bid_id"])
 
     assert service.close_auction(session, event, 3, ORGANISER)["winner"] == "A"  # threes
-    assert (closes(3), undoes(3), opens(2)) == ("auction_closed", None, None)
+    assert (closes(3), undoes(3), opens(2)) == ("auction_closed", None, "reveal_pending")
     assert not service.can_withdraw_bid(session, event, 3, ORGANISER, placed["bid_id"])
+
+    def reveals(place: int) -> str | None:
+        code = refusal(service.verify_reveal, session, event, place)
+        assert service.can_reveal(session, event, place) is (code is None)
+        return code
+
+    assert (reveals(3), reveals(2)) == (None, "nothing_to_reveal")
+    service.reveal(session, event, 3, ORGANISER)  # B's twos, the weaker (RULES.md I-21)
+    assert (undoes(3), opens(2), reveals(3)) == ("undo_after_reveal", "reveal_pending", None)
+    service.reveal(session, event, 3, ORGANISER)  # A's threes
+    assert (undoes(3), opens(2), reveals(3)) == ("undo_after_reveal", "reveal_pending", None)
+    service.reveal(session, event, 3, ORGANISER)  # the outcome
+    assert (undoes(3), opens(2), reveals(3)) == ("undo_after_reveal", None, "nothing_to_reveal")
 
     service.open_auction(session, event, 2, ORGANISER)
     assert undoes(3) == "undo_too_late"

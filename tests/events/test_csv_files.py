@@ -128,6 +128,7 @@ def test_auction_results_csv_neutralises_names(
     body = {"participant": "-1", "combination_id": combination.id}
     ok(client.post(f"{auction}/bids", json=body, headers=admin), 201)
     ok(client.post(f"{auction}/close", headers=admin))
+    ok(client.post(f"{auction}/reveal", headers=admin, json={"all": True}))
     text = client.get(f"/api/v1/events/{event.id}/auctions/results.csv").text
     row = next(csv.DictReader(io.StringIO(text)))
     assert (row["participant"], row["name"]) == ("'-1", "'=cmd|' /C calc'!A0")

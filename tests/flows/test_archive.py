@@ -193,6 +193,38 @@ def test_cli_export_and_import(
     assert "refused (archive_conflict)" in capsys.readouterr().err
 
 
+def test_cli_export_is_refused_while_a_round_is_sealed(
+    sqlite_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """An open auction holds sealed bids (RULES.md I-7, I-21): no archive, exit code 2,
+    the reason on stderr, no file written."""
+    from datetime import UTC, datetime, timedelta
+
+    from app import cli
+    from app.core.config import get_settings
+    from tests.factories import make_event
+
+    field = sqlite_engine(sqlite_template, tmp_path / "field.db")
+    with Session(field) as session:
+        past = datetime.now(UTC) - timedelta(minutes=1)
+        event = make_event(session, opens_at=past - timedelta(hours=3), closes_at=past)
+        session.commit()
+        event_id = event.id
+    with client_on(field) as client:
+        opened = client.post(f"/api/v1/events/{event_id}/auctions/3/open", headers=ADMIN)
+        assert opened.status_code == 200, opened.text
+    field.dispose()
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'field.db'}")
+    get_settings.cache_clear()
+    out = tmp_path / "event.json"
+    try:
+        assert cli.main(["export", "--event", str(event_id), "--out", str(out)]) == 2
+    finally:
+        get_settings.cache_clear()
+    assert "refused (ceremony_not_revealed)" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_source_clock_offsets_move_with_the_event(sqlite_template: Path, tmp_path: Path) -> None:
     """An organiser's source clock (RULES.md I-4: takes play at device time + offset) is
     part of the archive: QH stamped 30 min ago by a device set 2 h back falls before the

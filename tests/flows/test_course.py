@@ -261,13 +261,16 @@ def test_the_ceremony_order_and_the_status_moves(client, admin, session):
             assert post(f"/auctions/{place}/open").status_code == 200
         closed = post(f"/auctions/{place}/close")
         assert closed.status_code == 200 and closed.json()["status"] == "closed"
+        # decided, not yet revealed: still the ceremony (RULES.md I-21)
+        assert client.get(base, headers=admin).json()["status"] == "ceremony"
+        if place == 1:
+            # Undoing the last close (nothing revealed yet) reopens place 1.
+            assert post("/auctions/1/undo").status_code == 200
+            assert client.get(base, headers=admin).json()["status"] == "ceremony"
+            assert post("/auctions/1/close").status_code == 200
+        assert post(f"/auctions/{place}/reveal", json={"all": True}).status_code == 200
         expected = "finished" if place == 1 else "ceremony"
         assert client.get(base, headers=admin).json()["status"] == expected
-    # Undoing the last close reopens place 1: the event is back in the ceremony.
-    assert post("/auctions/1/undo").status_code == 200
-    assert client.get(base, headers=admin).json()["status"] == "ceremony"
-    assert post("/auctions/1/close").status_code == 200
-    assert client.get(base, headers=admin).json()["status"] == "finished"
 
 
 def test_the_status_reads_closed_once_the_window_has_passed(client, admin, session):

@@ -1,5 +1,6 @@
-"""The head fixed at the finish (issue 19): the last close stores the event head on the
-event row, the participants' results page shows it from there, an undone close clears it
+"""The head fixed at the finish (issue 19): the reveal that completes the last auction
+(issue 23) stores the event head on the event row, the participants' results page shows it
+from there; an undo is refused after the reveal, so the head stays
 (app.flows.log_chain.fix_head / final_head)."""
 
 from __future__ import annotations
@@ -47,12 +48,17 @@ def test_results_page_shows_the_head_fixed_at_the_finish(
     bid = {"participant": "101", "combination_id": state["combinations"][0]["id"]}
     assert client.post(f"{base}/3/bids", json=bid, headers=admin).status_code == 201
     assert client.post(f"{base}/3/close", headers=admin).json()["winner"] == "101"
+    reveal_all = {"headers": admin, "json": {"all": True}}
+    assert client.post(f"{base}/3/reveal", **reveal_all).status_code == 200
     for place in (2, 1):
         assert client.post(f"{base}/{place}/open", headers=admin).status_code == 200
         if place == 2:  # not finished yet: no head on the phone
             page = phone.get("/me/ceremony").text
             assert 'class="log-head"' not in page
         assert client.post(f"{base}/{place}/close", headers=admin).json()["winner"] is None
+        # decided but not revealed (RULES.md I-21): not finished, no head yet
+        assert 'class="log-head"' not in phone.get("/me/ceremony").text
+        assert client.post(f"{base}/{place}/reveal", **reveal_all).status_code == 200
 
     # Finished: the page shows exactly the head the API answers (7 takes, 1 bid).
     final = head(client, world)
@@ -75,10 +81,11 @@ def test_results_page_shows_the_head_fixed_at_the_finish(
     csv = client.get(f"/api/v1/events/{world.id}/auctions/results.csv").text
     assert csv.splitlines()[1].endswith(stored["head"])
 
-    # Undoing the last close reopens the ceremony and clears the fixed head.
-    assert client.post(f"{base}/1/undo", headers=admin).status_code == 200
+    # After the reveal the last close cannot be undone: the head stays fixed.
+    undo = client.post(f"{base}/1/undo", headers=admin)
+    assert (undo.status_code, undo.json()["code"]) == (409, "undo_after_reveal")
     session.expire_all()
     row = session.get(Event, world.id)
-    assert row is not None and (row.status, row.final_log_head) == ("ceremony", None)
+    assert row is not None and (row.status, row.final_log_head) == ("finished", stored)
     session.rollback()
-    assert 'class="log-head"' not in phone.get("/me/ceremony").text
+    assert f"<code>{final['head']}</code>" in phone.get("/me/ceremony").text

@@ -105,6 +105,8 @@ def test_head_moves_with_every_take_void_and_bid(
 
     # The podium on the projector and the ceremony (results) page print the head.
     assert client.post(f"{base}/close", headers=admin).json()["winner"] == "101"
+    reveal = client.post(f"{base}/reveal", headers=admin, json={"all": True})
+    assert reveal.status_code == 200
     final = head(client, world)["head"]
     admin_login(client)
     for page in ("projector/3", "ceremony"):

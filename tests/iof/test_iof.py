@@ -305,6 +305,7 @@ def test_result_list_after_the_ceremony_with_places_and_winning_combinations(
         for combo in bids:
             ok(bid(client, admin, w, place, combo[0], combo), 201)
         ok(client.post(w.url(place, "/close"), headers=admin))
+        ok(client.post(w.url(place, "/reveal"), headers=admin, json={"all": True}))
 
     snapshot = valid(client.get(url).content)
     assert snapshot.get("status") == "Snapshot"  # 1st place is still to be auctioned
@@ -320,6 +321,11 @@ def test_result_list_after_the_ceremony_with_places_and_winning_combinations(
     ok(bid(client, admin, w, 1, "A", "A_quads"), 201)
     ok(bid(client, admin, w, 1, "B", "B_quads"), 201)
     ok(client.post(w.url(1, "/close"), headers=admin))
+    # decided, not revealed (RULES.md I-21): still a snapshot without the 1st place
+    unrevealed = valid(client.get(url).content)
+    assert unrevealed.get("status") == "Snapshot"
+    assert ("B", "1", "OK") not in _positions(unrevealed)
+    ok(client.post(w.url(1, "/reveal"), headers=admin, json={"all": True}))
 
     response = client.get(url)
     assert response.status_code == 200

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 from sqlalchemy.orm import Session
 
-from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.events.models import Event
 from tests.factories import make_combination, make_event, make_participant
 from tests.live.sse import Stream
@@ -92,10 +92,34 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
     assert closed["winner"] == "41"
     result = resumed.until(lambda m: m.event == "auction" and m.data["status"] == "closed")
     assert result.id == "4"
+    # closed, being revealed (RULES.md I-21): the count, no bid, no winner, no name
+    assert (result.data["revealing"], result.data["bid_count"], result.data["winner"]) == (
+        True,
+        2,
+        None,
+    )
+    assert result.data["shape"] == "closed:1:0" and result.data["names"] == {}
+    for secret in secrets:
+        assert secret not in "\n".join(resumed.raw)
     quiet_first = quiet.next()  # the close is the first thing the quiet stream hears
     assert (quiet_first.id, quiet_first.data["status"]) == ("4", "closed")
-    # ...in the phone's compact form: what the page shows of each bid, no receipt or nonce
-    [compact_round] = quiet_first.data["view"]["rounds"]
+    assert quiet_first.data["view"]["rounds"][0]["bids"] == []
+
+    # The first reveal step: Boris's high card, the weaker, without its rank; the quiet
+    # (phone) stream hears each step, in its compact form (no receipt or nonce).
+    assert api.post("/auctions/3/reveal").status_code == 200
+    step = quiet.next()
+    assert (step.id, step.data["shape"]) == ("5", "closed:1:1")
+    [compact_round] = step.data["view"]["rounds"]
+    assert compact_round["bids"] == [
+        {"participant": "42", "round": 1, "rank": None,
+         "combination": {"cards": ["2C", "3D", "4H", "5S", "7C"], "category": "high_card"}},
+    ]  # fmt: skip
+    assert "AH" not in "\n".join(quiet.raw + resumed.raw)
+    assert api.post("/auctions/3/reveal", json={"all": True}).status_code == 200
+    done = quiet.next()
+    assert (done.id, done.data["shape"], done.data["winner"]) == ("6", "closed:1", "41")
+    [compact_round] = done.data["view"]["rounds"]
     assert compact_round["bids"] == [
         {"participant": "41", "round": 1, "rank": 1,
          "combination": {"cards": ["AH", "AD", "AC", "KS", "KH"], "category": "full_house"}},
@@ -103,12 +127,13 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
          "combination": {"cards": ["2C", "3D", "4H", "5S", "7C"], "category": "high_card"}},
     ]  # fmt: skip
     quiet.close()
+    result = resumed.until(lambda m: m.event == "auction" and m.id == "6")
     assert result.data["winner"] == "41"
     assert result.data["names"] == {"41": "Анна", "42": "Борис"}
-    # Exactly what the public auction view shows after the close.
+    # Exactly what the public auction view shows once revealed.
     with Session(live_server.engine) as session:
         event = session.get(Event, event_id)
-        public = auction_service.auction_view(session, event, 3, auction_service.Caller(False))
+        public = auction_views.auction_view(session, event, 3, auction_views.PUBLIC)
     # Exactly the public auction view, each revealed bid once (in its round, not again in
     # the flattened `bids`).
     public.pop("bids")

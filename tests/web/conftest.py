@@ -212,14 +212,24 @@ def confirm_code(page, code: str, button: str) -> None:
 
 
 def reveal_everything(page) -> None:
-    """Press the projector's "show next" until it goes away; each step shown lies inside
-    the 800 px screen."""
+    """Press the projector's "show next" (a form: the server reveals the next step, RULES.md
+    I-21) until it goes away; the step revealed last, which the page names in
+    [data-reveal-latest], lies inside the 800 px screen each time."""
     button = page.locator("#reveal-next")
-    for _ in range(20):
-        if not button.is_visible():
+    for _ in range(30):
+        if button.count() == 0:
             return
         button.click()
-        shown = page.locator("[data-reveal-step]:not([data-hidden])").last
-        box = shown.bounding_box()
+        page.wait_for_load_state()
+        latest = page.locator("[data-reveal-latest]").get_attribute("data-reveal-latest")
+        box = page.locator(f"#{latest}").bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 400) <= 800
     raise AssertionError("the reveal did not end")
+
+
+def confirm_close(page) -> None:
+    """On the ceremony page: "Закрыть аукцион…", then "Да, закрыть аукцион" on the
+    confirmation page that says what will happen (the close leads to the projector)."""
+    page.get_by_role("button", name="Закрыть аукцион…").click()
+    assert "Что произойдёт" in page.inner_text("main")
+    page.get_by_role("button", name="Да, закрыть аукцион").click()

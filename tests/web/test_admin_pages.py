@@ -235,13 +235,43 @@ def test_ceremony_open_bid_count_and_close(client: TestClient, event_with_play, 
         "shape": "3:open:1;2:pending:None;1:pending:None",
     }
 
-    response = client.post(
-        f"/admin/events/{event_id}/auctions/3/close", data={"csrf_token": token},
+    # The close asks first what will happen; nothing changes until it is confirmed.
+    confirm = client.post(
+        f"/admin/events/{event_id}/auctions/3/close",
+        data={"csrf_token": token, "lots_seed": "7"},
         follow_redirects=False,
-    )  # fmt: skip
+    )
+    assert confirm.status_code == 200
+    assert "Закрыть аукцион за 3 место?" in confirm.text
+    assert "Ставок в раунде 1: 0." in confirm.text
+    assert "только пока не вскрыта первая ставка" in confirm.text
+    assert (
+        'name="confirm" value="1"' in confirm.text and 'name="lots_seed" value="7"' in confirm.text
+    )
+    assert (
+        client.get(f"/admin/events/{event_id}/ceremony.json")
+        .json()["version"]
+        .startswith("3:open:1")
+    )
+    response = client.post(
+        f"/admin/events/{event_id}/auctions/3/close",
+        data={"csrf_token": csrf_of(confirm.text), "confirm": "1"},
+        follow_redirects=False,
+    )
     assert response.headers["location"] == f"/admin/events/{event_id}/projector/3"
     projector = client.get(response.headers["location"]).text
+    # closed, being revealed: the outcome shows only after its reveal step (a form)
+    assert "Аукцион закрыт, идёт вскрытие ставок" in projector
+    assert "Место не присуждено" not in projector
+    revealed = client.post(
+        f"/admin/events/{event_id}/auctions/3/reveal",
+        data={"csrf_token": csrf_of(projector)},
+        follow_redirects=False,
+    )
+    assert revealed.headers["location"] == f"/admin/events/{event_id}/projector/3"
+    projector = client.get(revealed.headers["location"]).text
     assert "Место не присуждено" in projector  # no bids: the place stays unawarded
+    assert 'id="reveal-next"' not in projector  # nothing left to reveal
 
 
 def test_participant_pages_name_columns_and_show_normalised_codes(

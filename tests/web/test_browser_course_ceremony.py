@@ -4,9 +4,12 @@ Four participants play through the field feed (API). In Chromium the organiser p
 a window change (6 takes of 1 participant would stop counting) and confirms it, closes
 the course now (2 takes dated after the close stop counting), then runs the three
 auctions from the ceremony page: only the next auction can open, a bid on behalf of a
-participant, a tie in the auction for 3rd place with its tie-break round, an undone and
-repeated close; the projector reveals step by step and ends with the podium.
-Screenshots at 1280 and 360 px; axe-core on every organiser page shown.
+participant, a confirmed close (issue 23: the phone at 360 px shows "closed, being
+revealed" until the projector reveals, RULES.md I-21), an undo before any reveal, an undo
+refused after the first reveal step, a tie in the auction for 3rd place whose tie-break
+round the projector counts live; the projector reveals step by step (forms the server
+answers) and ends with the podium. Screenshots at 1280 and 360 px; axe-core on every page
+shown.
 """
 
 from __future__ import annotations
@@ -23,7 +26,13 @@ from app.auctions.models import Bid
 from app.events.models import Event
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, reveal_everything, screenshot, wait_until
+from tests.web.conftest import (
+    axe_violations,
+    confirm_close,
+    reveal_everything,
+    screenshot,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -78,7 +87,7 @@ def check(page, name: str) -> None:
     assert axe_violations(page) == []
 
 
-def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone):
+def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone, browser):
     url = live_server.url
     now = datetime.now(UTC).replace(second=0, microsecond=0)
     opens = now - timedelta(hours=4)
@@ -163,32 +172,88 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone):
     bid(api, event_id, 3, people["3"].access_token, vera[0])  # the same five cards: a tie
     wait_until(page, "document.querySelector('[data-live-field=bids_3]').textContent === '2'")
 
-    # Close: a tie. Nothing of the outcome shows before its step; both top bids highlighted.
-    page.get_by_role("button", name="Закрыть аукцион").click()
+    # Vera's phone (360 px) watches the ceremony page (live stream).
+    vera_phone = phone.new_page()
+    vera_phone.goto(f"{url}/p/{people['3'].access_token}")
+    vera_phone.goto(f"{url}/me/ceremony")
+    vera_phone.wait_for_function("() => !document.querySelector('[data-live-mode=poll]')")
+    live_text = "document.querySelector('#ceremony-live').innerText"
+
+    # Close: the confirmation says what will happen; then the projector, sealed.
+    page.get_by_role("button", name="Закрыть аукцион…").click()
+    confirm_text = page.inner_text("main")
+    assert "Закрыть аукцион за 3 место?" in confirm_text
+    assert "Ставок в раунде 1: 2." in confirm_text
+    assert "только пока не вскрыта первая ставка" in confirm_text
+    check(page, "admin-ceremony-close-confirm-1280")
+    page.get_by_role("button", name="Да, закрыть аукцион").click()
     assert f"/admin/events/{event_id}/projector/3" in page.url
-    assert "Ничья" not in page.inner_text("main")
-    reveal_everything(page)
+    assert "Аукцион закрыт, идёт вскрытие ставок" in page.inner_text("main")
+    assert page.locator(".reveal-list > li").count() == 0 and "Ничья" not in page.inner_text("main")
+    # The phone: closed, being revealed, the count only (RULES.md I-21).
+    wait_until(vera_phone, f"{live_text}.includes('идёт вскрытие ставок')")
+    assert "Ещё не вскрыто: 2" in vera_phone.inner_text("#ceremony-live")
+    assert "Q♥" not in vera_phone.inner_text("main") and "Победитель" not in vera_phone.inner_text(
+        "main"
+    )
+    check(vera_phone, "phone-ceremony-revealing-360")
+
+    # Nothing is revealed yet: the close may still be undone (confirmed), and redone.
+    page.goto(f"{url}/admin/events/{event_id}/ceremony")
+    page.get_by_role("button", name="Отменить последнее закрытие…").click()
+    assert "Раунд 1 снова откроется" in page.inner_text("main")
+    page.set_viewport_size({"width": 360, "height": 780})
+    check(page, "admin-ceremony-undo-confirm-360")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.get_by_role("button", name="Да, отменить закрытие").click()
+    assert "Закрытие отменено" in page.inner_text("[role=status]")
+    wait_until(vera_phone, f"!{live_text}.includes('идёт вскрытие ставок')")
+    page.get_by_role("button", name="Закрыть аукцион…").click()
+    page.get_by_role("button", name="Да, закрыть аукцион").click()
+    # The ceremony page as it was before the reveal, in a browser without JavaScript (the
+    # page works without it, and does not update itself): it still offers the undo.
+    no_js = browser.new_context(viewport={"width": 1280, "height": 800}, java_script_enabled=False)
+    stale = no_js.new_page()
+    stale.goto(f"{url}/admin/events/{event_id}/ceremony")
+    stale.fill("#token", ADMIN_TOKEN)
+    stale.get_by_role("button", name="Войти").click()
+    assert stale.get_by_role("button", name="Отменить последнее закрытие…").count() == 1
+
+    # The first step: one bid on the projector, and on the phone by the live stream.
+    page.get_by_role("button", name="Показать следующую").click()
+    assert page.locator(".reveal-list > li").count() == 1
+    wait_until(vera_phone, f"{live_text}.includes('Ещё не вскрыто: 1')")
+    check(page, "admin-projector-step-1280")
+
+    # After a reveal no path undoes the close: the stale form is refused, with the reason.
+    stale.get_by_role("button", name="Отменить последнее закрытие…").click()
+    assert "Ставки этого раунда уже вскрываются" in stale.inner_text("main")
+    assert stale.get_by_role("button", name="Отменить последнее закрытие…").count() == 0
+    no_js.close()
+    refused = api.post(f"/api/v1/events/{event_id}/auctions/3/undo")
+    assert (refused.status_code, refused.json()["code"]) == (409, "undo_after_reveal")
+
+    # Reveal the rest: a tie; both top bids highlighted; round 2 counts its own bids live.
+    page.get_by_role("button", name="Показать всё").click()
     assert page.locator(".reveal-list > li.tied").count() == 2
     assert "Ничья — переторжка: Раунд 2" in page.inner_text("main")
-    assert not page.locator("#reveal-next").is_visible()
-    check(page, "admin-projector-tie-1280")
+    assert page.locator("#reveal-next").count() == 0
+    assert page.locator("[data-live-field=bids_3]").inner_text() == "0"
+    wait_until(vera_phone, f"{live_text}.includes('Ничья')")
+    check(vera_phone, "phone-ceremony-tie-360")
 
-    # Tie-break: Boris a pair of queens, Vera three nines; Vera takes 3rd place.
+    # Tie-break: Boris a pair of queens, Vera three nines; the projector counts round 2.
     bid(api, event_id, 3, people["2"].access_token, boris[1])
+    wait_until(page, "document.querySelector('[data-live-field=bids_3]').textContent === '1'")
     bid(api, event_id, 3, people["3"].access_token, vera[1])
+    wait_until(page, "document.querySelector('[data-live-field=bids_3]').textContent === '2'")
+    check(page, "admin-projector-tie-1280")
     page.goto(f"{url}/admin/events/{event_id}/ceremony")
-    page.get_by_role("button", name="Закрыть аукцион").click()
+    confirm_close(page)
     reveal_everything(page)
     assert "Победитель: Вера" in page.inner_text(".winner-banner")
-
-    # Undo that close (round 2 takes bids again) and repeat it: the same result.
-    page.goto(f"{url}/admin/events/{event_id}/ceremony")
-    page.get_by_role("button", name="Отменить последнее закрытие").click()
-    assert "Закрытие отменено" in page.inner_text("[role=status]")
-    assert page.locator("[data-live-field=bids_3]").inner_text() == "2"
-    page.get_by_role("button", name="Закрыть аукцион").click()
-    reveal_everything(page)
-    assert "Победитель: Вера" in page.inner_text(".winner-banner")
+    wait_until(vera_phone, f"{live_text}.includes('Победитель: Вера')")
+    check(vera_phone, "phone-ceremony-winner-360")
 
     # 2nd place: Anna's full house; 1st place: Boris's four kings (seed, 7.5 lots seed).
     for place, token, combination in (
@@ -202,11 +267,11 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone):
         ).click()
         bid(api, event_id, place, token, combination)
         page.fill(f"#lots-seed-{place}", "7")
-        page.get_by_role("button", name="Закрыть аукцион").click()
-    reveal_everything(page)
+        confirm_close(page)
+        reveal_everything(page)
     podium = page.locator(".podium").inner_text()
     assert [line for line in podium.split() if not line.isdigit()] == ["Анна", "Борис", "Вера"]
-    assert not page.locator("#reveal-next").is_visible()
+    assert page.locator("#reveal-next").count() == 0
     check(page, "admin-projector-podium-1280")
     assert api.get(f"/api/v1/events/{event_id}").json()["status"] == "finished"
     page.goto(f"{url}/admin/events/{event_id}/ceremony")

@@ -28,6 +28,7 @@ import pytest
 from tests.conftest import ADMIN_TOKEN
 from tests.web.conftest import (
     check_page,
+    confirm_close,
     confirm_code,
     reveal_everything,
     screenshot,
@@ -83,7 +84,7 @@ def close_and_reveal(page, event_path: str, bids: int, place: int) -> None:
     wait_until(
         page, f"document.querySelector('[data-live-field=bids_{place}]').textContent === '{bids}'"
     )
-    page.get_by_role("button", name="Закрыть аукцион").click()
+    confirm_close(page)
     assert f"{event_path}/projector/{place}" in page.url
     reveal_everything(page)
 
@@ -235,10 +236,12 @@ def test_an_event_from_the_pages_on_an_empty_database(live_server, desk, browser
         # Tie-break: Anna's three 9s beat Boris's pair of queens. Undo the close, repeat it.
         phone_bid(phones["11"], url, 3, "сет (тройка)")
         phone_bid(phones["12"], url, 3, "пара")
-        close_and_reveal(page, event_path, 2, 3)
-        assert page.inner_text(".winner-banner").strip() == "Победитель: Анна Петрова"
+        # Undo before the reveal (confirmed), then close again and reveal.
         page.goto(f"{event_path}/ceremony")
-        page.get_by_role("button", name="Отменить последнее закрытие").click()
+        confirm_close(page)
+        page.goto(f"{event_path}/ceremony")
+        page.get_by_role("button", name="Отменить последнее закрытие…").click()
+        page.get_by_role("button", name="Да, отменить закрытие").click()
         assert "Закрытие отменено" in page.inner_text("[role=status]")
         close_and_reveal(page, event_path, 2, 3)
         assert page.inner_text(".winner-banner").strip() == "Победитель: Анна Петрова"

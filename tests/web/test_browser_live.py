@@ -1,4 +1,5 @@
-"""The phone ceremony page updates in place from the live stream (no reload), Chromium."""
+"""The phone ceremony page updates in place from the live stream (no reload), Chromium: the
+close ("being revealed"), each reveal step, the result."""
 
 from __future__ import annotations
 
@@ -48,19 +49,33 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
         page.wait_for_function("() => !document.querySelector('[data-live-mode=poll]')")
 
     assert api.post("/auctions/3/close").json()["winner"] == "41"
+    # Closed, being revealed (RULES.md I-21): in place, the count only, no card.
+    for page, _ in pages:
+        page.locator("#ceremony-live").get_by_text("идёт вскрытие ставок").wait_for(timeout=15000)
+        text = page.locator("#ceremony-live").inner_text()
+        assert "Ставок: 2 · Ещё не вскрыто: 2" in text
+        assert "A♥" not in text and "2♣" not in text and "Победитель" not in text
+        assert page.locator("#ceremony-live form[action='/me/ceremony/3/withdraw']").count() == 0
+    # The projector's first step: Boris's high card (the weaker) appears in place.
+    assert api.post("/auctions/3/reveal").json()["revealed"] == 1
+    for page, _ in pages:
+        page.locator("#ceremony-live").get_by_text("Ещё не вскрыто: 1").wait_for(timeout=15000)
+        text = page.locator("#ceremony-live").inner_text()
+        assert "2♣ 3♦ 4♥ 5♠ 7♣" in text and "A♥" not in text
+    assert api.post("/auctions/3/reveal", json={"all": True}).json()["complete"] is True
 
     for (page, requests), width in zip(pages, (360, 1280), strict=True):
         page.locator("#ceremony-live").get_by_text("Победитель: Анна").wait_for(timeout=15000)
         assert page.evaluate("window.__liveMarker") == "still here"
         assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
-        assert page.locator("#ceremony-live form[action='/me/ceremony/3/withdraw']").count() == 0
         text = page.locator("#ceremony-live").inner_text()
         assert "Борис" in text and "фулл-хаус" in text and "старшая карта" in text
         assert "A♥ A♦ A♣ K♠ K♥" in text and "2♣ 3♦ 4♥ 5♠ 7♣" in text
         assert page.locator("[data-live-mode=poll]").count() == 0  # it came by the stream
         screenshot(page, f"live-ceremony-closed-{width}")
-        # Shown from the close message itself (version 4): no request for the page at all.
-        assert page.locator("#ceremony-live").get_attribute("data-live-shown") == "3:4"
+        # Shown from the messages themselves (the close 4, the steps 5 and 6): no request
+        # for the page at all.
+        assert page.locator("#ceremony-live").get_attribute("data-live-shown") == "3:6"
         assert not [url for url in requests if "/me/ceremony" in url]
         mine = "Анна ★" if width == 360 else "Борис ★"  # each page marks its own bid only
         assert mine in text and text.count("★") == 1
@@ -90,7 +105,8 @@ def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(live_s
             f".textContent === '{expected}'"
         )
     assert api.post("/auctions/3/close").json()["winner"] == "41"
-    # The page fetches itself once and swaps the ceremony panel: the winner, no close button.
+    # The page fetches itself and swaps the ceremony panel: the organiser sees the decision
+    # at once (the reveal is for everybody else), no close button.
     page.locator("#live-ceremony").get_by_text("Победитель: Анна").wait_for(timeout=15000)
     assert page.locator("#live-ceremony form[action$='/auctions/3/close']").count() == 0
     assert page.locator("#on-behalf").count() == 0  # no bid on behalf: nothing is open

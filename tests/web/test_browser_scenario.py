@@ -21,7 +21,7 @@ from app.events.models import Event
 from app.feed.models import Take
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import discard_code, event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, confirm_code, screenshot, wait_until
+from tests.web.conftest import axe_violations, confirm_close, confirm_code, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -171,23 +171,23 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     wait_until(admin, "document.querySelector('[data-live-field=bids_3]').textContent === '2'")
     screenshot(admin, "admin-ceremony-1280")
 
-    # Close: the projector view reveals weakest to strongest, then the winner, the podium.
-    admin.get_by_role("button", name="Закрыть аукцион").click()
+    # Close (confirmed): the projector reveals weakest to strongest, then the winner and
+    # the podium; each step is a form the server answers (RULES.md I-21).
+    confirm_close(admin)
     assert f"/admin/events/{event_id}/projector/3" in admin.url
     items = admin.locator(".reveal-list > li")
-    assert items.count() == 2
-    assert not items.nth(0).is_visible()
+    assert items.count() == 0 and "идёт вскрытие ставок" in admin.inner_text("main")
     admin.get_by_role("button", name="Показать следующую").click()
-    assert items.nth(0).is_visible() and "Борис" in items.nth(0).inner_text()
-    assert not items.nth(1).is_visible()
+    assert items.count() == 1 and "Борис" in items.nth(0).inner_text()
     admin.get_by_role("button", name="Показать следующую").click()
-    assert "Анна" in items.nth(1).inner_text()
-    banner = admin.locator(".winner-banner")
-    assert not banner.is_visible()
+    assert items.count() == 2 and "Анна" in items.nth(1).inner_text()
+    assert admin.locator(".winner-banner").inner_text().strip() == (
+        "Аукцион закрыт, идёт вскрытие ставок"
+    )
     admin.get_by_role("button", name="Показать следующую").click()
-    assert banner.inner_text().strip() == "Победитель: Анна"
-    admin.get_by_role("button", name="Показать следующую").click()
+    assert admin.locator(".winner-banner").first.inner_text().strip() == "Победитель: Анна"
     assert "Анна" in admin.locator(".podium").inner_text()
+    assert admin.locator("#reveal-next").count() == 0
     screenshot(admin, "admin-projector-1280")
     assert axe_violations(admin) == []
 

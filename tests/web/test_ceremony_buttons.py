@@ -1,6 +1,7 @@
 """The ceremony pages show only the steps the auctions service allows (`can_x`): no
 "open" button while the course is open or out of order, no "close" button for an auction
-that is not open, "undo" only for the last close, no bid form for a participant who may
+that is not open, "undo" only for the last close while nothing of it is revealed, no
+bid form for a participant who may
 not bid or has no usable combination, "withdraw" only for one's own live bid."""
 
 from __future__ import annotations
@@ -58,13 +59,20 @@ def test_organiser_sees_only_the_allowed_steps(client: TestClient, session: Sess
     assert steps(page, event.id) == {"3/close"}
     assert f'action="/admin/events/{event.id}/auctions/3/bid"' not in page  # nobody chosen
 
-    client.post(f"/admin/events/{event.id}/auctions/3/close", data={"csrf_token": token})
+    close = {"csrf_token": token, "confirm": "1"}
+    client.post(f"/admin/events/{event.id}/auctions/3/close", data=close)
     page = client.get(url).text
-    # Place 3 is closed (no bids): no close for it, its close may be undone, place 2 opens.
-    assert steps(page, event.id) == {"3/undo", "2/open"}
+    # Place 3 is closed (no bids), nothing revealed: its close may be undone; place 2 waits
+    # for the reveal (RULES.md I-21), which is the projector's.
+    assert steps(page, event.id) == {"3/undo"}
+    assert "Вскрыто шагов: 0 из 1" in page
+    assert f'href="/admin/events/{event.id}/projector/3"' in page
+    client.post(f"/admin/events/{event.id}/auctions/3/reveal", data={"csrf_token": token})
+    page = client.get(url).text
+    # Revealed: no undo any more; place 2 opens.
+    assert steps(page, event.id) == {"2/open"}
 
     client.post(f"/admin/events/{event.id}/auctions/2/open", data={"csrf_token": token})
-    # Once place 2 opened the close of place 3 can no longer be undone.
     assert steps(client.get(url).text, event.id) == {"2/close"}
 
 
@@ -108,6 +116,12 @@ def test_phone_shows_a_bid_form_only_to_who_may_bid_with_a_usable_combination(
         client.post(f"/api/v1/events/{event.id}/auctions/3/close", headers=admin).json()["winner"]
         == "41"
     )
+    # closed, being revealed: no form for anybody (RULES.md I-21: no re-bid)
+    assert forms(anna) == forms(boris) == forms(vera) == set()
+    reveal = client.post(
+        f"/api/v1/events/{event.id}/auctions/3/reveal", headers=admin, json={"all": True}
+    )
+    assert reveal.is_success
     assert client.post(f"/api/v1/events/{event.id}/auctions/2/open", headers=admin).is_success
     assert forms(anna) == set()  # a winner takes no part in later auctions (RULES.md I-8)
     assert forms(boris) == set()  # his only combination is used up in place 3

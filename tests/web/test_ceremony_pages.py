@@ -106,7 +106,28 @@ def test_bid_from_the_phone_sealed_until_the_close(
     ceremony = client.get(f"/admin/events/{event.id}/ceremony")
     assert client.get(f"/admin/events/{event.id}/ceremony.json").json()["bids_3"] == 2
     client.post(
-        f"/admin/events/{event.id}/auctions/3/close", data={"csrf_token": csrf_of(ceremony.text)}
+        f"/admin/events/{event.id}/auctions/3/close",
+        data={"csrf_token": csrf_of(ceremony.text), "confirm": "1"},
+    )
+    # Closed, being revealed (RULES.md I-21): the count, no bid, no winner yet.
+    revealing = phone.get("/me/ceremony").text
+    assert "Аукцион закрыт, идёт вскрытие ставок" in revealing
+    assert "Ставок: 2 · Ещё не вскрыто: 2" in revealing
+    assert "Победитель" not in revealing and "A♥" not in revealing and "2♣" not in revealing
+    assert (
+        phone.get(f"/me/ceremony.json?event={event.id}").json()["shape"].startswith("3:closed:1:0;")
+    )
+    # The projector's first step: Boris's high card (the weaker), on every phone.
+    projector = client.get(f"/admin/events/{event.id}/projector/3").text
+    client.post(
+        f"/admin/events/{event.id}/auctions/3/reveal", data={"csrf_token": csrf_of(projector)}
+    )
+    revealing = phone.get("/me/ceremony").text
+    assert "Ещё не вскрыто: 1" in revealing and "старшая карта" in revealing
+    assert "A♥" not in revealing and "Победитель" not in revealing
+    client.post(
+        f"/admin/events/{event.id}/auctions/3/reveal",
+        data={"csrf_token": csrf_of(projector), "all": "1"},
     )
     results = phone.get("/me/ceremony").text
     assert "Победитель: Анна" in results
@@ -128,10 +149,13 @@ def test_projector_and_phone_show_every_rounds_bids_and_an_unawarded_place(
     assert client.post(w.url(3, "/open"), headers=admin).is_success
     for who, combo in [("P1", "P1_flush"), ("P2", "P2_flush"), ("P3", "P3_pair")]:
         assert bid(client, admin, w, 3, who, combo).status_code == 201
+    reveal_all = {"headers": admin, "json": {"all": True}}
     assert client.post(w.url(3, "/close"), headers=admin).json()["status"] == "open"
+    assert client.post(w.url(3, "/reveal"), **reveal_all).is_success
     assert bid(client, admin, w, 3, "P1", "P1_trips").status_code == 201
     assert bid(client, admin, w, 3, "P2", "P2_two_pair").status_code == 201
     assert client.post(w.url(3, "/close"), headers=admin).json()["winner"] == "P1"
+    assert client.post(w.url(3, "/reveal"), **reveal_all).is_success
 
     admin_login(client)
     projector = client.get(f"/admin/events/{w.event_id}/projector/3").text
@@ -150,10 +174,12 @@ def test_projector_and_phone_show_every_rounds_bids_and_an_unawarded_place(
     assert page.count('class="rank"') == 5
     assert "две пары, дамы и четвёрки, кикер восьмёрка" in page  # Q♣ Q♦ 4♣ 4♥ 8♥
 
-    # Place 2 closed without bids: the projector says so at once (not behind a reveal step).
+    # Place 2 closed without bids: one reveal step, the outcome, and the projector says so.
     assert client.post(w.url(2, "/open"), headers=admin).is_success
     assert client.post(w.url(2, "/close"), headers=admin).is_success
     empty = client.get(f"/admin/events/{w.event_id}/projector/2").text
+    assert "Место не присуждено" not in empty and "Ставок: 0" in empty
+    assert client.post(w.url(2, "/reveal"), headers=admin).json()["complete"] is True
+    empty = client.get(f"/admin/events/{w.event_id}/projector/2").text
     banner = re.search(r'<p class="winner-banner"[^>]*>\s*([^<]+)', empty)
-    assert "data-hidden" not in banner.group(0)
     assert banner.group(1).strip() == "Место не присуждено (нет ставок)."

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
@@ -40,6 +41,7 @@ from app.web import sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
 from app.web.forms import AdminPage, CsrfDep, PageRedirect, done, outcome, redirect_on_error
+from app.web.i18n import negotiate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -320,21 +322,22 @@ def revoke_key(
 
 # --- ceremony ----------------------------------------------------------------------
 
-ORGANISER = auction_service.Caller(organiser=True)
-PUBLIC = auction_service.Caller(organiser=False)
+ORGANISER = auction_views.Caller(organiser=True)
+PUBLIC = auction_views.PUBLIC
 
 
 def ceremony_views(session: Session, event: Event, caller) -> list[dict[str, Any]]:
     """Each auction in ceremony order (3rd place first) as `caller` may see it."""
     return [
-        auction_service.auction_view(session, event, place, caller)
+        auction_views.auction_view(session, event, place, caller)
         for place in auction_rules.ceremony_order(event.award_places)
     ]
 
 
 def ceremony_version(views: list[dict[str, Any]]) -> str:
-    """Changes whenever an auction opens, closes or starts a tie-break round."""
-    return ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views)
+    """Changes whenever an auction opens, closes, starts a tie-break round or reveals a
+    step (`auction_views.stage_of`)."""
+    return ";".join(f"{v['place']}:{auction_views.stage_of(v)}" for v in views)
 
 
 def names_of(session: Session, event: Event) -> dict[str, str]:
@@ -343,7 +346,8 @@ def names_of(session: Session, event: Event) -> dict[str, str]:
 
 @router.get("/events/{event_id}/ceremony")
 def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
-    """Open and close each auction; live count of sealed bids; links to the projector."""
+    """Open and close each auction (a close and an undo ask for a confirmation first);
+    live count of sealed bids; the reveal's progress and links to the projector."""
     views = ceremony_views(session, event, ORGANISER)
     context = {
         "event": event,
@@ -353,7 +357,8 @@ def ceremony_page(event: EventDep, request: Request, session: SessionDep, _: Adm
         "live_version": live_snapshots.current_version(session, event.id),
         "shape": live_snapshots.shape(session, event),
         "names": names_of(session, event),
-        "results": auction_service.results(session, event),
+        "results": auction_views.results(session, event),
+        "progress": admin_ceremony.reveal_progress(views),
         **admin_ceremony.ceremony_context(
             session, event, views, request.query_params.get("participant")
         ),
@@ -376,6 +381,9 @@ def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict
     return data
 
 
+CONFIRMED_ACTIONS = ("close", "undo")  # a step the organiser confirms on a page first
+
+
 @router.post("/events/{event_id}/auctions/{place}/{action}")
 def auction_action(
     event: EventDep,
@@ -388,12 +396,24 @@ def auction_action(
     lots_seed: Annotated[str, Form()] = "",
     participant: Annotated[str, Form()] = "",
     combination_id: Annotated[str, Form()] = "",
+    confirm: Annotated[str, Form()] = "",
+    all: Annotated[str, Form()] = "",
 ) -> Response:
     """A ceremony step of auction `place`: `open`, `close` (optional `lots_seed`), `undo`
-    (the last close), `bid` (on behalf of `participant` with their `combination_id`,
-    audited as the organiser's)."""
+    (the last close, while nothing of it is revealed), `reveal` (the next step, or every
+    step left with `all=1`; back to the projector), `bid` (on behalf of `participant`
+    with their `combination_id`, audited as the organiser's). A close and an undo first
+    show a confirmation page saying what will happen; with `confirm=1` they are done."""
     url = f"/admin/events/{event.id}/ceremony"
-    with redirect_on_error(url):
+    projector_url = f"/admin/events/{event.id}/projector/{place}"
+    if action in CONFIRMED_ACTIONS and confirm != "1":
+        with redirect_on_error(url):
+            if action == "close":
+                auction_service.verify_close_auction(session, event, place)
+            else:
+                auction_service.verify_undo_close(session, event, place)
+        return _confirm_step(request, session, event, place, action, lots_seed)
+    with redirect_on_error(projector_url if action == "reveal" else url):
         if action == "open":
             ceremony_flow.open_auction(session, event, place, ORGANISER)
         elif action == "close":
@@ -402,6 +422,8 @@ def auction_action(
             ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
         elif action == "undo":
             ceremony_flow.undo_close(session, event, place, ORGANISER)
+        elif action == "reveal":
+            ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
         elif action == "bid" and combination_id.isdigit():
             auction_service.place_bid(
                 session,
@@ -413,46 +435,48 @@ def auction_action(
             )
         else:
             return see_other(url)
-    if action == "close":
-        return see_other(f"/admin/events/{event.id}/projector/{place}")
+    if action in ("close", "reveal"):
+        return see_other(projector_url)
     return done(url, "bid_placed" if action == "bid" else f"auction_{action}")
+
+
+def _confirm_step(
+    request: Request, session: Session, event: Event, place: int, action: str, lots_seed: str
+) -> Response:
+    """The confirmation page of a close or an undo: what will happen, then the same form
+    with `confirm=1` (nothing is changed until then)."""
+    said = admin_ceremony.confirmation(session, event, place, action, negotiate(request))
+    context = {
+        "event": event,
+        "section": "ceremony",
+        "title": said["title"],
+        "lines": said["lines"],
+        "button": said["button"],
+        "action": f"/admin/events/{event.id}/auctions/{place}/{action}",
+        "fields": {"lots_seed": lots_seed.strip()}
+        if action == "close" and lots_seed.strip()
+        else {},
+        "cancel_url": f"/admin/events/{event.id}/ceremony",
+    }
+    return render(request, "admin/ceremony_confirm.html", context)
 
 
 @router.get("/events/{event_id}/projector/{place}")
 def projector(
     event: EventDep, place: PathId, request: Request, session: SessionDep, _: AdminPage
 ) -> Response:
-    """The projector view of one auction: while open, the count of sealed bids; after the
-    close, the bids revealed from the weakest to the strongest, then the winner, then
-    the podium."""
-    view = auction_service.auction_view(session, event, place, PUBLIC)
-    names = names_of(session, event)
-    # Every closed round's revealed bids, round by round (a tied round 1 stays visible
-    # after its tie-break, RULES.md I-9), each weakest first. Earlier rounds were revealed
-    # at their own close; the latest closed round is revealed step by step, then its
-    # outcome (winner, tie-break or no winner), then the podium.
-    rounds = []
-    for rnd in view.get("rounds", []):
-        if rnd["status"] != "closed":
-            continue
-        bids = sorted(rnd.get("bids") or [], key=lambda b: (-b["rank"], b["participant"]))
-        rounds.append({"number": rnd["number"], "tied": rnd.get("tied") or [], "bids": bids})
-    latest = rounds[-1] if rounds else None
-    bid_total = len(latest["bids"]) if latest else 0
-    results = auction_service.results(session, event)
-    podium = [p for p in results["places"] if p["awarded"]]
+    """The projector view of one auction: exactly what the public sees (RULES.md I-21).
+    While open, the count of sealed bids; after the close, "closed, being revealed" and
+    the bids as the organiser reveals them with the buttons (forms: the next step, or
+    all), from the weakest to the strongest, then the outcome, then the podium. A
+    tie-break round shows its own live bid count under the revealed tied round."""
+    shown = admin_ceremony.projector_context(session, event, place)
     context = {
         "event": event,
         "place": place,
-        "view": view,
-        "history": rounds[:-1],
-        "latest": latest,
-        "bid_total": bid_total,
-        "names": names,
-        "podium": sorted(podium, key=lambda p: p["place"]),
-        "version": ceremony_version([view]),
-        "outcome_step": bid_total + 1,
-        "podium_step": bid_total + 2,
+        **shown,
+        "names": names_of(session, event),
+        "version": ceremony_version([shown["view"]]),
         "log_head": log_chain.shown_head(session, event),
         "live_version": live_snapshots.current_version(session, event.id),
         "shape": live_snapshots.shape(session, event),
@@ -464,7 +488,7 @@ def projector(
 def projector_live(
     event: EventDep, place: PathId, session: SessionDep, _: OrganiserDep
 ) -> dict[str, Any]:
-    view = auction_service.auction_view(session, event, place, PUBLIC)
+    view = auction_views.auction_view(session, event, place, PUBLIC)
     return {
         "version": ceremony_version([view]),
         "bids": view["bid_count"],

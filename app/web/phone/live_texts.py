@@ -14,6 +14,10 @@ CLOSED_AUCTION_KEYS = (
     "ceremony.results",
     "ceremony.round",
     "ceremony.tie",
+    "ceremony.revealing",
+    "ceremony.revealing_help",
+    "ceremony.bids_in",
+    "ceremony.sealed_left",
     "card.joker",
 )
 
@@ -21,5 +25,5 @@ CLOSED_AUCTION_KEYS = (
 def closed_auction_texts(lang: str) -> dict[str, str]:
     """`{key: text}` in `lang` of CLOSED_AUCTION_KEYS and every poker category name."""
     keys = [*CLOSED_AUCTION_KEYS, *(k for k in MESSAGES if k.startswith("category."))]
-    placeholders = {"place": "{place}", "name": "{name}", "number": "{number}"}
+    placeholders = {"place": "{place}", "name": "{name}", "number": "{number}", "count": "{count}"}
     return {key: translate(lang, key, **placeholders) for key in keys if key in MESSAGES}

@@ -30,9 +30,9 @@ from fastapi import APIRouter, Form, Query, Request, Response
 from fastapi.responses import FileResponse
 from sqlalchemy.orm import Session
 
-from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
+from app.auctions import views as auction_views
 from app.auctions.shapes import current_eligible
 from app.core import guard
 from app.core.config import Settings
@@ -400,12 +400,18 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     """The auctions as this participant may see them, and the combinations they may bid."""
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_service.Caller(organiser=False, participant=participant)
+    caller = auction_views.Caller(organiser=False, participant=participant)
     views = [
-        auction_service.auction_view(session, event, place, caller)
+        auction_views.auction_view(session, event, place, caller)
         for place in auction_rules.ceremony_order(event.award_places)
     ]
-    won = participant.id in auction_repo.winner_ids(session, event.id)
+    # a place won, as far as revealed (RULES.md I-8, I-21): from the views themselves
+    won = any(
+        v["status"] == "closed"
+        and not v.get("revealing")
+        and v.get("winner") == participant.external_id
+        for v in views
+    )
     state = feed_views.participant_state(session, participant, as_participant=True)
     usable_ids = auction_service.usable_combination_ids(session, event, participant.id)
     usable = feed_deck.by_strength(
@@ -428,7 +434,9 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
         # the head fixed at the finish, read from the event row (no per-participant query)
         "log_head": log_chain.final_head(event),
         "version": live_snapshots.current_version(session, event.id),
-        "shape": ";".join(f"{v['place']}:{v['status']}:{v['round']}" for v in views),
+        # the public stage of each auction (`auction_views.stage_of`), as the live stream's
+        # `shape` and the fallback poll's (`live_snapshots.shape`) give it
+        "shape": ";".join(f"{v['place']}:{auction_views.stage_of(v)}" for v in views),
     }
 
 
@@ -460,7 +468,8 @@ async def ceremony_live(
     comes from this process's live hub, kept current by the database's notifications (no
     query: cheaper than `/healthz`, whatever the event's size); when it equals `since` that
     is the whole answer. Otherwise the participant's row and the version are read in one
-    query, plus `shape` (`"place:status:round;…"`, one query on the auction rows): the page
+    query, plus `shape` (`"place:stage;…"`, two small queries on the auction and round
+    rows, `live_snapshots.shape`): the page
     re-fetches itself when the shape changed. The version is public (the live stream)."""
     cookie = sessions.participant_cookie(request)
     if cookie is None:
@@ -502,7 +511,7 @@ def bid(
         return see_other("/me/ceremony")
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_service.Caller(organiser=False, participant=participant)
+    caller = auction_views.Caller(organiser=False, participant=participant)
     with redirect_on_error("/me/ceremony"):
         auction_service.place_bid(
             session, event, place, caller, participant=None, combination_id=combination_id
@@ -522,7 +531,7 @@ def withdraw(
     """Withdraw my sealed bid before the close (RULES.md I-7)."""
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_service.Caller(organiser=False, participant=participant)
+    caller = auction_views.Caller(organiser=False, participant=participant)
     with redirect_on_error("/me/ceremony"):
         auction_service.withdraw_bid(session, event, place, caller, bid_id)
     return done("/me/ceremony", "bid_withdrawn")
