@@ -947,6 +947,41 @@ class CorrectionPlan:
     voided: list[Bid]
 
 
+def _tie_break_to_remove(session: Session, auction: Auction, number: int) -> AuctionRound | None:
+    """The tie-break round that closing round `number` opened (still open, no bid), or None
+    when `number` is the auction's current round. Raises 409 `correction_not_possible`
+    when a later round has bids or was closed."""
+    if auction.current_round == number:
+        return None
+    tie_break = repo.get_round(session, auction.id, number + 1)
+    if (
+        auction.current_round != number + 1
+        or tie_break is None
+        or tie_break.status != "open"
+        or repo.bids_in_round(session, tie_break.id) > 0
+    ):
+        raise Conflict(
+            f"Round {number} is not the latest decided round of this auction (a later "
+            "round has bids or is closed); it can no longer be corrected.",
+            code="correction_not_possible",
+        )
+    return tie_break
+
+
+def _check_later_auctions_pending(session: Session, event: Event, place: int) -> None:
+    """Raise 409 `correction_too_late` when an auction after `place` in the ceremony
+    order has opened (RULES.md I-21)."""
+    order = rules.ceremony_order(event.award_places)
+    statuses = _statuses(session, event.id)
+    for later in order[order.index(place) + 1 :]:
+        if statuses.get(later, "pending") != "pending":
+            raise Conflict(
+                f"The auction for place {later} has already opened; the auction for place "
+                f"{place} can no longer be corrected.",
+                code="correction_too_late",
+            )
+
+
 def verify_correct_round(
     session: Session,
     event: Event,
@@ -977,29 +1012,8 @@ def verify_correct_round(
             f"Round {number} is still open; it takes bids (no correction needed).",
             code="round_not_closed",
         )
-    tie_break = None
-    if auction.current_round != number:
-        tie_break = repo.get_round(session, auction.id, number + 1)
-        if (
-            auction.current_round != number + 1
-            or tie_break is None
-            or tie_break.status != "open"
-            or repo.bids_in_round(session, tie_break.id) > 0
-        ):
-            raise Conflict(
-                f"Round {number} is not the latest decided round of this auction (a later "
-                "round has bids or is closed); it can no longer be corrected.",
-                code="correction_not_possible",
-            )
-    order = rules.ceremony_order(event.award_places)
-    statuses = _statuses(session, event.id)
-    for later in order[order.index(place) + 1 :]:
-        if statuses.get(later, "pending") != "pending":
-            raise Conflict(
-                f"The auction for place {later} has already opened; the auction for place "
-                f"{place} can no longer be corrected.",
-                code="correction_too_late",
-            )
+    tie_break = _tie_break_to_remove(session, auction, number)
+    _check_later_auctions_pending(session, event, place)
     counted = {b.id: b for b in repo.live_bids(session, rnd.id)}
     missing = [bid_id for bid_id in void_bids if bid_id not in counted]
     if missing:
@@ -1009,6 +1023,36 @@ def verify_correct_round(
             bid_ids=missing,
         )
     return CorrectionPlan(auction, rnd, tie_break, [counted[b] for b in sorted(set(void_bids))])
+
+
+def _record_correction(
+    session: Session,
+    event: Event,
+    place: int,
+    caller: Caller,
+    plan: CorrectionPlan,
+    result: RoundResult,
+    reason: str,
+    replaced: object,
+) -> None:
+    """Audit `CORRECTION_ACTION` for `plan`: the reason, the voided bids (id, external
+    id, receipt) and the decision replaced."""
+    named = repo.external_ids_of(session, [b.participant_id for b in plan.voided])
+    _record_close(
+        session,
+        event,
+        place,
+        caller.actor,
+        plan.round.number,
+        plan.auction.status,
+        result,
+        action=CORRECTION_ACTION,
+        extra={
+            "reason": reason,
+            "voided": [[b.id, named[b.participant_id], b.receipt] for b in plan.voided],
+            "replaced": replaced,
+        },
+    )
 
 
 def correct_round(
@@ -1054,22 +1098,7 @@ def correct_round(
     rnd.revealed = rules.revealed_after_correction(before.order, before.revealed, voided_ids)
     rnd.revealed_at = now if rnd.revealed >= rules.reveal_steps(len(sealed)) else None
     session.flush()
-    named = repo.external_ids_of(session, [b.participant_id for b in plan.voided])
-    _record_close(
-        session,
-        event,
-        place,
-        caller.actor,
-        number,
-        auction.status,
-        result,
-        action=CORRECTION_ACTION,
-        extra={
-            "reason": reason,
-            "voided": [[b.id, named[b.participant_id], b.receipt] for b in plan.voided],
-            "replaced": replaced,
-        },
-    )
+    _record_correction(session, event, place, caller, plan, result, reason, replaced)
     return {
         **_close_result(place, auction, number, outcome, result),
         "reason": reason,

@@ -328,6 +328,39 @@ def _my_bid(session: Session, event: Event, rnd: AuctionRound, caller: Caller) -
     }
 
 
+def _pending_view(place: int, caller: Caller) -> AuctionView:
+    """An auction that has not opened: no round, no bid."""
+    bidders: list[str] | None = [] if caller.organiser else None
+    return {
+        "place": place,
+        "status": AuctionStatus.PENDING,
+        "round": None,
+        "bid_count": 0,
+        "bidders": bidders,
+        "revealing": False,
+    }
+
+
+def _add_live_part(
+    session: Session,
+    event: Event,
+    view: AuctionView,
+    current: dict[str, Any] | None,
+    round_rows: list[AuctionRound],
+    caller: Caller,
+) -> None:
+    """The open round's part of `view`: the organiser's `bidders`, a participant's
+    `my_bid` (their own live bid)."""
+    assert current is not None
+    if caller.organiser:
+        view["bidders"] = current.get("bidders", [])
+        return
+    rnd = next(r for r in round_rows if r.number == current["number"])
+    mine = _my_bid(session, event, rnd, caller)
+    if mine is not None:
+        view["my_bid"] = mine
+
+
 def auction_view(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
     """The auction as `caller` may see it (RULES.md I-7, I-21).
 
@@ -347,15 +380,7 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     check_place(event, place)
     auction = repo.get_auction(session, event.id, place)
     if auction is None:
-        bidders: list[str] | None = [] if caller.organiser else None
-        return {
-            "place": place,
-            "status": AuctionStatus.PENDING,
-            "round": None,
-            "bid_count": 0,
-            "bidders": bidders,
-            "revealing": False,
-        }
+        return _pending_view(place, caller)
     all_rounds = repo.rounds_of(session, auction.id)
     round_rows = _visible_rounds(all_rounds, caller)
     revealing = any(being_revealed(r) for r in round_rows)
@@ -384,14 +409,8 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
         "rounds": rounds,
         "revealing": revealing,
     }
-    if live and caller.organiser:
-        assert current is not None
-        view["bidders"] = current.get("bidders", [])
-    elif live:
-        rnd = next(r for r in round_rows if r.number == number)
-        mine = _my_bid(session, event, rnd, caller)
-        if mine is not None:
-            view["my_bid"] = mine
+    if live:
+        _add_live_part(session, event, view, current, round_rows, caller)
     view["bids"] = [b for r in closed for b in r.get("bids") or []]
     return view
 
