@@ -8,7 +8,8 @@ A secret is a string with the forms in which the app serialises it:
 - a CP code, a discard code, a save code, a bid's nonce: the string itself (each is
   distinctive in the walk's world);
 - a sealed bid's combination: its cards (each card above, and the whole list as JSON or
-  as the CSV's `cards` cell) and `"combination_id": <id>`.
+  as the CSV's `cards` cell), its description in either language ("flush, king, jack,
+  …" / "флеш, король, …") and `"combination_id": <id>`.
 
 Who may see what (RULES.md I-1, I-7, I-21; README "Award ceremony"):
 - a participant: the cards she was dealt (a take's outcome with a card; a `hand_full`
@@ -31,6 +32,7 @@ from sqlalchemy.orm import Session
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.events.codes import normalize_code
 from app.events.models import Checkpoint, Participant, SaveCode
+from app.feed.deck import describe
 from app.feed.models import Combination, Take, TakeOutcome
 from app.poker.cards import DECK, JOKERS, display
 
@@ -64,7 +66,8 @@ def _combination(bid: Bid, cards_too: bool) -> list[Secret]:
     if cards_too:
         cards = list(bid.sealed_cards)
         spaced = json.dumps(cards)
-        for form in (spaced, spaced.replace(" ", ""), " ".join(cards)):
+        english, russian = describe(cards, "seed")  # the walk's events use `seed`
+        for form in (spaced, spaced.replace(" ", ""), " ".join(cards), english, russian):
             patterns.append(re.compile(re.escape(form)))
     return [Secret(f"sealed bid {bid.id}'s combination", "", tuple(patterns))]
 
