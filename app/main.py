@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
@@ -28,6 +28,7 @@ from app.web import common as common_pages
 from app.web.admin import course as course_pages
 from app.web.admin import pages as admin_pages
 from app.web.admin import setup as admin_setup_pages
+from app.web.csrf import csrf_guard
 from app.web.forms import install_page_error_handlers
 from app.web.phone import offline as offline_pages
 from app.web.phone import pages as participant_pages
@@ -55,6 +56,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         # /docs and /redoc: app.web.api_docs, with vendored assets (no CDN).
         docs_url=None,
         redoc_url=None,
+        # CSRF on by default: every unsafe route, one exemption list (app.web.csrf)
+        dependencies=[Depends(csrf_guard)],
     )
     app.state.settings = settings
     app.state.engine = engine

@@ -14,8 +14,8 @@ Page dependencies (all raise; the handlers below answer):
   (303 to `/admin/login?next=<path>`);
 - `PhoneParticipant`: the participant of the phone's cookie, else `SignInNeeded`
   (the page that explains how to sign in); `PhoneVisitor` when anyone may come;
-- `CsrfDep`: the form's `csrf_token` must be this session's, else `CsrfRejected` (a 403
-  page); `PhoneCsrf` / `CeremonyCsrf` send a phone back to its page instead.
+- CSRF is checked app-wide, before any route runs (`app.web.csrf.csrf_guard`, with
+  `check_csrf` below): a refused form is `CsrfRejected` (a 403 page, or a phone's page).
 
 Mistyped page addresses (`/admin/...`, `/me...`, `/t/...`) answer an HTML 404 page
 (`not_found_page`, registered as `app.state.not_found_page`); the API keeps its problems.
@@ -93,25 +93,6 @@ async def check_csrf(request: Request, back: str | None = None) -> None:
     if not isinstance(token, str) or not sessions.csrf_valid(request, token):
         raise CsrfRejected(back)
 
-
-async def require_csrf(request: Request) -> None:
-    """Dependency: the form's CSRF token, else the 403 page."""
-    await check_csrf(request)
-
-
-async def phone_csrf(request: Request) -> None:
-    """Dependency of the phone's game forms: a stale form goes back to `/me`."""
-    await check_csrf(request, "/me")
-
-
-async def ceremony_csrf(request: Request) -> None:
-    """Dependency of the phone's ceremony forms: a stale form goes back to the ceremony."""
-    await check_csrf(request, "/me/ceremony")
-
-
-CsrfDep = Annotated[None, Depends(require_csrf)]
-PhoneCsrf = Annotated[None, Depends(phone_csrf)]
-CeremonyCsrf = Annotated[None, Depends(ceremony_csrf)]
 
 # -- who is on the page --------------------------------------------------------------------
 

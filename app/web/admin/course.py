@@ -27,7 +27,7 @@ from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
 from app.web.admin.pages import course_phase, event_zone, local
 from app.web.common import render, see_other
-from app.web.forms import AdminPage, CsrfDep, PageRedirect, outcome, redirect_on_error
+from app.web.forms import AdminPage, PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -161,7 +161,6 @@ def close_course(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
     """Close the course now: first the preview (dry run) and a confirmation step; with
@@ -180,7 +179,6 @@ def change_window(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     opens_at: Annotated[str, Form()] = "",
     closes_at: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
@@ -212,7 +210,6 @@ def change_status(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     status: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
 ) -> Response:

@@ -40,7 +40,7 @@ from app.live import snapshots as live_snapshots
 from app.web import sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
-from app.web.forms import AdminPage, CsrfDep, PageRedirect, done, outcome, redirect_on_error
+from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
 from app.web.i18n import negotiate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -62,7 +62,6 @@ def login(
     request: Request,
     settings: SettingsDep,
     session: SessionDep,
-    _: CsrfDep,
     token: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "/admin",
 ) -> Response:
@@ -79,7 +78,7 @@ def login(
 
 
 @router.post("/logout")
-def logout(request: Request, session: SessionDep, _: CsrfDep) -> Response:
+def logout(request: Request, session: SessionDep) -> Response:
     """End the organiser session: its row is deleted, so the cookie stops working everywhere."""
     sid = sessions.organiser_session_id(request)
     if sid is not None:
@@ -174,7 +173,6 @@ def participant_cards(
     session: SessionDep,
     settings: SettingsDep,
     _: AdminPage,
-    __: CsrfDep,
     participant: Annotated[Note, Form()] = "",
 ) -> Response:
     """Printable participant cards (one participant, or all). Printing re-issues the
@@ -215,7 +213,6 @@ def void_take(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     take_id: Annotated[FormId, Form()],
     reason: Annotated[Note, Form()] = "",
 ) -> Response:
@@ -292,7 +289,6 @@ def create_key(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     name: Annotated[Note, Form()] = "",
 ) -> Response:
     """Create an integration key; the page after the redirect shows it once."""
@@ -311,7 +307,6 @@ def revoke_key(
     key_id: PathId,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
 ) -> Response:
     """Revoke an integration key (it stops working at once)."""
     url = f"/admin/events/{event.id}/keys"
@@ -392,7 +387,6 @@ def auction_action(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     lots_seed: Annotated[str, Form()] = "",
     participant: Annotated[str, Form()] = "",
     combination_id: Annotated[str, Form()] = "",

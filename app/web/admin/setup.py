@@ -3,8 +3,8 @@
 Plain HTML forms that work without JavaScript; form fields are named as the API's
 JSON fields (`name`, `opens_at`, `timezone`, `hand_ranking`, `save_codes_per_participant`,
 `seed`, `lat`, `lon`, `hint`, `external_id`, `category`; uploads as `file`). Each route
-checks the organiser (`AdminPage`) and the form's CSRF token (`CsrfDep`), then calls the
-event services that the API calls too; a refused form goes back to its page with the
+checks the organiser (`AdminPage`; the CSRF token is checked app-wide, `app.web.csrf`),
+then calls the event services that the API calls too; a refused form goes back to its page with the
 message through `app.web.forms` (one error handler, nothing stored).
 
 Times on these pages are in the event's IANA time zone (`datetime-local` fields).
@@ -48,7 +48,6 @@ from app.web.admin.pages import local
 from app.web.common import render
 from app.web.forms import (
     AdminPage,
-    CsrfDep,
     done,
     forget_messages,
     page_messages,
@@ -141,7 +140,6 @@ def create_event(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     name: Text = "",
     opens_at: Text = "",
     closes_at: Text = "",
@@ -197,7 +195,6 @@ def update_event(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     name: Text = "",
     timezone: Text = "",
     hand_ranking: Text = "",
@@ -273,9 +270,7 @@ def checkpoints_page(
 
 
 @router.post("/events/{event_id}/checkpoints/shuffle")
-def shuffle_deck(
-    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, seed: Text = ""
-) -> Response:
+def shuffle_deck(event: EventDep, session: SessionDep, _: AdminPage, seed: Text = "") -> Response:
     """Deal a shuffled deck (`flows.event_setup.shuffle_deck`); an empty seed draws one."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url, {"seed": seed}):
@@ -310,7 +305,7 @@ Upload = Annotated[UploadFile | None, File()]
 
 @router.post("/events/{event_id}/checkpoints/import")
 def import_checkpoints(
-    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, file: Upload = None
+    event: EventDep, session: SessionDep, _: AdminPage, file: Upload = None
 ) -> Response:
     """Set the deck from the CSV `number, card, lat, lon, hint` (all rows or nothing;
     errors by row on the page)."""
@@ -339,7 +334,6 @@ def update_checkpoint(
     number: Annotated[int, Path(ge=1, le=9999)],
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     lat: Text = "",
     lon: Text = "",
     hint: Text = "",
@@ -422,7 +416,6 @@ def add_participant(
     session: SessionDep,
     settings: SettingsDep,
     _: AdminPage,
-    __: CsrfDep,
     name: Text = "",
     external_id: Text = "",
     category: Text = "",
@@ -445,7 +438,7 @@ def add_participant(
 
 @router.post("/events/{event_id}/participants/import")
 def import_participants(
-    event: EventDep, session: SessionDep, _: AdminPage, __: CsrfDep, file: Upload = None
+    event: EventDep, session: SessionDep, _: AdminPage, file: Upload = None
 ) -> Response:
     """Participants from the CSV `name, external_id, category` or an IOF XML 3.0 EntryList,
     as the API's import (all or nothing; the page lists the errors by row or entry).
@@ -468,7 +461,6 @@ def reissue_link(
     session: SessionDep,
     settings: SettingsDep,
     _: AdminPage,
-    __: CsrfDep,
 ) -> Response:
     """A new personal link for one participant (the old one stops working), shown once."""
     url = event_url(event, "/participants")
@@ -481,7 +473,7 @@ def reissue_link(
 
 @router.post("/events/{event_id}/participants/{external_id}/delete")
 def remove_participant(
-    event: EventDep, external_id: str, session: SessionDep, _: AdminPage, __: CsrfDep
+    event: EventDep, external_id: str, session: SessionDep, _: AdminPage
 ) -> Response:
     """Remove a participant who has no take (`participant_has_takes` otherwise)."""
     url = event_url(event, "/participants")

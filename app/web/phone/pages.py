@@ -55,9 +55,7 @@ from app.poker.evaluator import partial_value
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.forms import (
-    CeremonyCsrf,
     OrganiserOrVisitor,
-    PhoneCsrf,
     PhoneParticipant,
     PhoneVisitor,
     done,
@@ -329,7 +327,6 @@ def check_code(
     request: Request,
     session: SessionDep,
     participant: PhoneParticipant,
-    _: PhoneCsrf,
     code: Annotated[Note, Form()] = "",
 ) -> Response:
     """Step 1 of entering a discard or save code: show what it will do, ask to confirm."""
@@ -370,7 +367,6 @@ def confirm_code(
     session: SessionDep,
     settings: SettingsDep,
     participant: PhoneParticipant,
-    _: PhoneCsrf,
     code: Annotated[Note, Form()] = "",
     source_id: Annotated[Note, Form()] = "",
 ) -> Response:
@@ -386,7 +382,7 @@ def confirm_code(
 
 
 @router.post("/me/signout")
-def sign_out(_: PhoneCsrf) -> Response:
+def sign_out() -> Response:
     """Forget the participant cookie on this phone (a stale form only goes back to `/me`)."""
     response = see_other("/me")
     sessions.sign_out_participant(response)
@@ -503,7 +499,6 @@ def bid(
     request: Request,
     session: SessionDep,
     participant: PhoneParticipant,
-    _: CeremonyCsrf,
     combination_id: Annotated[FormId | None, Form()] = None,
 ) -> Response:
     """Put one of my combinations into the open auction (replaces my earlier bid)."""
@@ -525,7 +520,6 @@ def withdraw(
     request: Request,
     session: SessionDep,
     participant: PhoneParticipant,
-    _: CeremonyCsrf,
     bid_id: Annotated[FormId, Form()],
 ) -> Response:
     """Withdraw my sealed bid before the close (RULES.md I-7)."""
