@@ -24,6 +24,7 @@ class Route:
     what: str  # what the route shows: its classification
     query: str = ""  # query string; `{name}` is filled from PARAMS
     stream: bool = False  # server-sent events: the first messages are read
+    also: tuple[str, ...] = ()  # more query strings the route is walked with
     # no event data (documentation, assets): its examples may name cards, so only codes,
     # save codes and nonces are looked for
     static: bool = False
@@ -62,7 +63,7 @@ ROUTES: dict[str, Route] = {
     "/me": Route("my game: hand, discard codes, takes, combinations"),
     "/me/takes/{take_id}": Route("a take's result page (A's take)"),
     "/me/ceremony": Route("the phone's ceremony page"),
-    "/me/ceremony.json": Route("the phone's ceremony poll", "since=0"),
+    "/me/ceremony.json": Route("the phone's ceremony poll", "since=0", also=("",)),
     "/me/offline": Route("the offline phone page"),
     "/me/offline.json": Route("the offline bundle (encrypted deck)"),
     "/t/{code}": Route("a CP's QR link: records a take (hand_full for A and B)"),
@@ -119,7 +120,9 @@ ROUTES: dict[str, Route] = {
     "/api/v1/events/{event_id}/integration-keys": Route("integration keys"),
     "/api/v1/events/{event_id}/iof/course-data.xml": Route("IOF CourseData"),
     "/api/v1/events/{event_id}/iof/result-list.xml": Route("IOF ResultList"),
-    "/api/v1/events/{event_id}/live": Route("the live stream (SSE)", stream=True),
+    "/api/v1/events/{event_id}/live": Route(
+        "the live stream (SSE); the phone's compact form too", stream=True, also=("counts=false",)
+    ),
     "/api/v1/events/{event_id}/log/head": Route("the log head"),
     "/api/v1/events/{event_id}/log/verify": Route("the log check"),
     "/api/v1/events/{event_id}/participants": Route("participants"),
