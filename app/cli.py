@@ -340,14 +340,22 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Restore an archive file as a new event, checked (app.flows.archive). Exit 2 when it
-    is refused (nothing is stored; the reason is printed)."""
+    is refused (unreadable, not JSON, invalid, e.g. a time out of range, or not what it
+    describes: nothing is stored; the reason is printed on stderr, no traceback)."""
     import json
 
     from app.core.db import make_engine, make_sessionmaker, transaction
     from app.core.errors import AppError
     from app.flows import archive
 
-    document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    try:
+        document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    except OSError as error:
+        print(f"refused: cannot read {args.file} ({error.strerror})", file=sys.stderr)
+        return 2
+    except ValueError as error:  # not JSON, or not UTF-8
+        print(f"refused: {args.file} is not JSON ({error})", file=sys.stderr)
+        return 2
     engine = make_engine(get_settings())
     try:
         with transaction(make_sessionmaker(engine)) as session:

@@ -513,7 +513,8 @@ def _chained(
         row["id"]: {"log_seq": seq, "log_prev": prev, "log_hash": digest}
         for row, (seq, prev, digest) in zip(chosen, links, strict=True)
     }
-    return [{**row, **linked.get(row["id"], {})} for row in rows]
+    unchained = {"log_seq": None, "log_prev": None, "log_hash": None}  # same keys in every row
+    return [{**row, **linked.get(row["id"], unchained)} for row in rows]
 
 
 def _set_head(session: Session, event_id: int, name: str, rows: list[dict[str, Any]]) -> None:
@@ -621,9 +622,14 @@ def _log_differences(
     report = log_chain.verify(session, event)
     mismatch = report["first_mismatch"]
     if mismatch is not None:
+        what = (
+            "differs from its identity log"
+            if mismatch["problem"] == "identity"
+            else "does not match its chain"
+        )
         differences.append(
-            f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) does not "
-            f"match its chain ({mismatch['problem']})"
+            f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) {what} "
+            f"({mismatch['problem']})"
         )
     differences += _head_differences(report, log, "log head")
     fixed = event.final_log_head  # the head fixed at the finish, as archived (or None)
