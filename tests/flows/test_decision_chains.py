@@ -108,6 +108,8 @@ def test_an_edited_clock_offset_is_named_by_verify(
     }  # fmt: skip
     status, out = cli_verify(session, world.id, monkeypatch, capsys)
     assert status == 2 and f"MISMATCH in clocks: source_clock {clock_id} (seq 1): hash" in out
+    assert ("(version 2) over 1 take row, 0 bid rows, 1 clock row, 0 decisions and 2 identity "
+            "rows in 3 chains") in out  # fmt: skip
 
 
 def test_a_participant_renamed_in_the_database_is_named_by_verify(
