@@ -309,7 +309,8 @@ def _invalid(detail: str) -> Unprocessable:
 
 def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, dict[str, Any]]:
     """Restore `archive` (an `export_event` document) as a new event; (the event, the
-    verification report `{"head", "takes", "bids", "participants", "combinations"}`).
+    verification report `{"head", "takes", "bids", "version", "unproven", "participants",
+    "combinations"}`).
 
     An archive of version 1 (before migration 0013) still imports: its source clock
     offsets, deciding audit entries and participants' identities are chained as they are
@@ -320,13 +321,13 @@ def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, 
     Raises Unprocessable `archive_invalid` (not an archive of this format/version, a
     malformed row, a time out of range), Conflict `archive_conflict` (its codes, token
     hashes or key hashes are already used in this database: e.g. the original event is
-    here), Unprocessable
-    `archive_mismatch` with `differences` (what the restored event does not reproduce).
+    here), Unprocessable `archive_mismatch` with `differences` (what the restored event
+    does not reproduce).
     The caller's transaction must be rolled back on error (SessionDep, `transaction`).
     """
     if not isinstance(archive, dict) or archive.get("format") != FORMAT:
         raise _invalid(f"`format` must be {FORMAT!r}.")
-    if archive.get("version") not in SUPPORTED:
+    if type(archive.get("version")) is not int or archive["version"] not in SUPPORTED:
         raise _invalid(
             f"version {archive.get('version')!r} is not supported (only "
             f"{', '.join(map(str, SUPPORTED))})."
