@@ -854,6 +854,8 @@ def update_participant(
         raise Conflict(
             f"External id {new_id!r} is already taken.", code="external_id_taken"
         ) from exc
+    # the row as it now is (a concurrent edit of another field committed first is kept)
+    session.refresh(participant)
     if (participant.external_id, participant.name, participant.category) != shown:
         identity.record(session, event.id, [participant], "update", actor)
     audit.record(

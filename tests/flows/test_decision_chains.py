@@ -11,6 +11,7 @@ import copy
 import json
 import random
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -406,3 +407,25 @@ def test_the_cli_refuses_a_time_out_of_range_with_exit_code_2(
     with Session(engine) as session:
         assert session.scalar(select(func.count()).select_from(Event)) == 0
     engine.dispose()
+
+
+def test_concurrent_edits_of_participants_chain_one_after_another(
+    client: TestClient, world: World
+) -> None:
+    """Ten requests at once: new participants, and renames and recategorisations of the
+    same participant (each request changes one field). Every change is one identity row,
+    chained one after another, and the participant row matches its last one."""
+
+    def send(i: int):
+        if i < 4:
+            return client.post(f"/api/v1/events/{world.id}/participants", headers=ADMIN,
+                               json={"name": f"Runner {i}"})  # fmt: skip
+        change = {"name": f"Alice {i}"} if i % 2 else {"category": f"W{i}"}
+        return client.patch(f"/api/v1/events/{world.id}/participants/101", headers=ADMIN,
+                            json=change)  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        responses = list(pool.map(send, range(10)))
+    assert sorted(r.status_code for r in responses) == [200] * 6 + [201] * 4
+    report = verify(client, world.id)
+    assert (report["ok"], report["identities"], report["first_mismatch"]) == (True, 12, None)
