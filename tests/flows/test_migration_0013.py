@@ -33,7 +33,7 @@ def test_0013_chains_clocks_lots_and_identities(empty_engine: Engine) -> None:  
         connection.execute(Participant.__table__.insert(), [
             {"id": 8, "event_id": 1, "external_id": "102", "name": "B", "category": "M21",
              "access_token_hash": "b" * 64, "created_at": at},
-            {"id": 7, "event_id": 1, "external_id": "101", "name": "A",
+            {"id": 7, "event_id": 1, "external_id": "101", "name": "A", "category": None,
              "access_token_hash": "a" * 64, "created_at": OPENS},
         ])  # fmt: skip
         # only the columns 0012 has (not the whole model)
