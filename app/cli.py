@@ -287,7 +287,8 @@ def _with_event(event_id: int, read: Callable[[Any, Any], T]) -> T | None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Recompute every hash chain of an event's take and bid logs (app.flows.log_chain).
+    """Recompute every hash chain of an event (app.flows.log_chain): the take and bid logs,
+    source clock offsets, deciding audit entries and identities.
 
     Prints the head and either `ok` or the first row that does not match; exit
     status 0 when every chain matches, 2 when one does not, 1 when the event does
@@ -299,8 +300,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report is None:
         return 1
     print(
-        f"event {args.event}: head {report['head']} over {counted(report['takes'], 'take row')}"
-        f" and {counted(report['bids'], 'bid row')} in {counted(report['chains'], 'chain')}"
+        f"event {args.event}: head {report['head']} (version {report['version']}) over "
+        f"{counted(report['takes'], 'take row')}, {counted(report['bids'], 'bid row')}, "
+        f"{counted(report['clocks'], 'clock row')}, {counted(report['decisions'], 'decision')}"
+        f" and {counted(report['identities'], 'identity row')} in "
+        f"{counted(report['chains'], 'chain')}"
     )
     mismatch = report["first_mismatch"]
     if mismatch is None:
@@ -340,14 +344,22 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Restore an archive file as a new event, checked (app.flows.archive). Exit 2 when it
-    is refused (nothing is stored; the reason is printed)."""
+    is refused (unreadable, not JSON, invalid, e.g. a time out of range, or not what it
+    describes: nothing is stored; the reason is printed on stderr, no traceback)."""
     import json
 
     from app.core.db import make_engine, make_sessionmaker, transaction
     from app.core.errors import AppError
     from app.flows import archive
 
-    document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    try:
+        document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    except OSError as error:
+        print(f"refused: cannot read {args.file} ({error.strerror})", file=sys.stderr)
+        return 2
+    except ValueError as error:  # not JSON, or not UTF-8
+        print(f"refused: {args.file} is not JSON ({error})", file=sys.stderr)
+        return 2
     engine = make_engine(get_settings())
     try:
         with transaction(make_sessionmaker(engine)) as session:

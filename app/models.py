@@ -4,7 +4,8 @@ from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import AuditEntry
 from app.core.db import Base
 from app.core.guard import AuthFailure, OrganiserSession
-from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.core.ledger import EventChain
+from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,
     IntegrationKey,
@@ -28,6 +29,7 @@ __all__ = [
     "Checkpoint",
     "Combination",
     "Event",
+    "EventChain",
     "Game",
     "GameAction",
     "GamePlayer",
@@ -36,6 +38,7 @@ __all__ = [
     "LiveVersion",
     "OrganiserSession",
     "Participant",
+    "ParticipantIdentity",
     "ParticipantState",
     "SaveCode",
     "SourceClock",

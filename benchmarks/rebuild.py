@@ -40,6 +40,7 @@ from sqlalchemy import insert, select, text  # noqa: E402
 
 from app.core.config import Settings  # noqa: E402
 from app.core.db import make_engine, make_sessionmaker  # noqa: E402
+from app.events import identity  # noqa: E402
 from app.events.codes import normalize_code  # noqa: E402
 from app.events.models import Checkpoint, Event, Participant, SaveCode  # noqa: E402
 from app.feed.models import Take  # noqa: E402
@@ -144,6 +145,11 @@ def populate(session, participants: int, seed: int = 1, *, chained: bool = False
     session.execute(insert(SaveCode), save_rows)
     if chained:
         _chain(take_rows)
+        # the identity log, as the service writes it when it creates participants
+        people = session.scalars(
+            select(Participant).where(Participant.event_id == event.id).order_by(Participant.id)
+        ).all()
+        identity.record(session, event.id, people, "create", "benchmark")
     for start in range(0, len(take_rows), 10_000):
         session.execute(insert(Take), take_rows[start : start + 10_000])
     session.commit()

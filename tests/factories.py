@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.core import chain
 from app.core.security import hash_token
+from app.events import identity
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import Combination, Take
 
@@ -103,6 +104,7 @@ def make_participant(
     )
     session.add(participant)
     session.flush()
+    identity.record(session, event.id, [participant], "create", "organiser")
     codes = [f"S{external_id}N{i}".upper() for i in range(1, event.save_codes_per_participant + 1)]
     for position, code in enumerate(codes, start=1):
         session.add(

@@ -56,7 +56,7 @@ from app.feed.models import Combination
 __all__ = ["CORRECTION_ACTION", "Caller"]
 
 # The audit action of a correction (RULES.md I-21): an audit entry that decides a result,
-# like `auction.lots` (app.flows.log_chain chains those).
+# like `auction.lots` (both in app.core.audit.DECIDING_ACTIONS: chained).
 CORRECTION_ACTION = "auction.correct"
 
 

@@ -40,6 +40,18 @@ TAKE_VOID = "rogaine-poker/take-void/v1"
 BID = "rogaine-poker/bid/v1"
 BID_WITHDRAWAL = "rogaine-poker/bid-withdrawal/v1"
 EVENT_HEAD = "rogaine-poker/event-head/v1"
+SOURCE_CLOCK = "rogaine-poker/source-clock/v1"
+IDENTITY = "rogaine-poker/participant-identity/v1"
+DECISION = "rogaine-poker/decision/v1"
+EVENT_HEAD_V2 = "rogaine-poker/event-head/v2"
+
+# The event-level chains (one each per event; `app.core.ledger` keeps their heads), in the
+# order the v2 head hashes them: the organiser's source clock offsets, the audit entries
+# that decide a result, the participants' identities.
+CLOCKS = "clocks"
+DECISIONS = "decisions"
+IDENTITIES = "identities"
+EVENT_CHAINS = (CLOCKS, DECISIONS, IDENTITIES)
 
 Field = tuple[str, Any]
 
@@ -203,6 +215,63 @@ def withdrawal_content(
     ]
 
 
+def source_clock_content(
+    *, source: str, offset_seconds: float | None, set_by: str, set_at: datetime
+) -> list[Field]:
+    """An organiser's offset of a source's clock (seconds as the repr of a float; empty
+    when the row clears the offset), who set it and when."""
+    offset = None if offset_seconds is None else repr(float(offset_seconds))
+    return [("source", source), ("offset_seconds", offset), ("set_by", set_by), ("set_at", set_at)]
+
+
+def identity_content(
+    *,
+    change: str,
+    external_id: str,
+    name: str,
+    category: str | None,
+    changed_by: str,
+    changed_at: datetime,
+) -> list[Field]:
+    """A participant's identity as results show it, after a `change` (`create`, `update`,
+    `delete`): external id, name, category (empty when None), who changed it and when."""
+    return [
+        ("change", change),
+        ("external_id", external_id),
+        ("name", name),
+        ("category", category),
+        ("changed_by", changed_by),
+        ("changed_at", changed_at),
+    ]
+
+
+def decision_content(
+    *, action: str, actor: str, subject: str | None, details: dict[str, Any], created_at: datetime
+) -> list[Field]:
+    """An audit entry that decides a result (the lots drawn, a correction): its action,
+    actor, subject, details (JSON, sorted keys) and time."""
+    return [
+        ("action", action),
+        ("actor", actor),
+        ("subject", subject),
+        ("details", details),
+        ("created_at", created_at),
+    ]
+
+
+def links_of(
+    seq: int, head: str | None, tag: str, contents: Iterable[Sequence[Field]]
+) -> list[tuple[int, str, str]]:
+    """`next_link` for several rows appended in order to a chain of `seq` rows ending at
+    `head`: their `(log_seq, log_prev, log_hash)`."""
+    links = []
+    for content in contents:
+        link = next_link(seq, head, tag, content)
+        seq, head = link[0], link[2]
+        links.append(link)
+    return links
+
+
 # -- checking a chain --------------------------------------------------------------------------
 
 
@@ -253,7 +322,9 @@ def first_mismatch(links: Sequence[Link]) -> Mismatch | None:
 
 
 def event_head(
-    participants: Iterable[tuple[str, int, str]], auctions: Iterable[tuple[int, int, str]]
+    participants: Iterable[tuple[str, int, str]],
+    auctions: Iterable[tuple[int, int, str]],
+    chains: Iterable[tuple[str, int, str]] | None = None,
 ) -> str:
     """The event's head: SHA-256 over every non-empty chain's head, in a fixed order.
 
@@ -262,10 +333,20 @@ def event_head(
     the chain, `head` = its last row's hash). Sorted here: participants by
     external id (code points), auctions by place. An event without a chained
     row has the head of the tag alone.
+
+    `chains` None: the version 1 head (tag `EVENT_HEAD`, the take and bid logs only).
+    Otherwise the version 2 head (tag `EVENT_HEAD_V2`): the same fields, then
+    `("chain", name), ("seq", seq), ("head", head)` of each non-empty event-level
+    chain (`EVENT_CHAINS`: clocks, decisions, identities), sorted by name.
     """
     fields: list[Field] = []
     for external_id, seq, head in sorted(participants):
         fields += [("participant", external_id), ("seq", seq), ("head", head)]
     for place, seq, head in sorted(auctions):
         fields += [("place", place), ("seq", seq), ("head", head)]
-    return hashlib.sha256(encode(EVENT_HEAD, fields)).hexdigest()
+    if chains is None:
+        return hashlib.sha256(encode(EVENT_HEAD, fields)).hexdigest()
+    for name, seq, head in sorted(chains):
+        if seq:
+            fields += [("chain", name), ("seq", seq), ("head", head)]
+    return hashlib.sha256(encode(EVENT_HEAD_V2, fields)).hexdigest()

@@ -87,6 +87,33 @@ class Participant(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class ParticipantIdentity(Base):
+    """A participant's identity as results show it, after each change (a log, chained per
+    event: `app.events.identity`). Names may be edited legitimately: an edit appends a
+    row, never updates one; `log/verify` checks each participant row against its latest
+    identity row. `participant_id` has no foreign key: a deleted participant's rows stay
+    (the last says `delete`); an archive restores them without it (NULL)."""
+
+    __tablename__ = "participant_identity"
+    __table_args__ = (
+        CheckConstraint("change IN ('create', 'update', 'delete')", name="change"),
+        Index("ix_participant_identity_event_id_log_seq", "event_id", "log_seq"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    participant_id: Mapped[int | None]
+    change: Mapped[str] = mapped_column(String(16))
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    category: Mapped[str | None] = mapped_column(String(64))
+    changed_by: Mapped[str] = mapped_column(String(120))
+    changed_at: Mapped[datetime]
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
+
+
 class SaveCode(Base):
     """One of a participant's single-use save codes (whether used is derived from the feed)."""
 

@@ -20,7 +20,7 @@ from app.core import audit, iof
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
 from app.core.security import hash_token, new_token
-from app.events import repository, rules
+from app.events import identity, repository, rules
 from app.events.codes import new_cp_code, normalize_code, unique_short_code
 from app.events.formats import (
     CHECKPOINT_COLUMNS,
@@ -673,6 +673,7 @@ def create_participants(
             errors=errors,
         )
     participants, tokens = _insert_participants(session, event, rows)
+    identity.record(session, event.id, participants, "create", actor)
     codes = _insert_save_codes(session, event, participants)
     created = [
         NewParticipant(p, token, own)
@@ -844,6 +845,7 @@ def update_participant(
     ):
         raise Conflict(f"External id {new_id!r} is already taken.", code="external_id_taken")
     before = participant.external_id
+    shown = (participant.external_id, participant.name, participant.category)
     for field, value in changes.items():
         setattr(participant, field, value)
     try:
@@ -852,6 +854,10 @@ def update_participant(
         raise Conflict(
             f"External id {new_id!r} is already taken.", code="external_id_taken"
         ) from exc
+    # the row as it now is (a concurrent edit of another field committed first is kept)
+    session.refresh(participant)
+    if (participant.external_id, participant.name, participant.category) != shown:
+        identity.record(session, event.id, [participant], "update", actor)
     audit.record(
         session,
         event_id=event.id,
@@ -870,6 +876,7 @@ def delete_participant(
     theirs is recorded (`app.flows.event_setup.delete_participant`: Conflict
     `participant_has_takes`; the take log is never deleted)."""
     external_id = participant.external_id
+    identity.record(session, event.id, [participant], "delete", actor)
     repository.delete_save_codes(session, participant.id)
     session.delete(participant)
     session.flush()

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.core import audit, chain
+from app.core import audit, chain, ledger
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, NotFound, TooManyRequests
 from app.core.problems import problem_body
@@ -442,7 +442,8 @@ def set_source_clock(
     """Set (or with None clear) the organiser's offset of `source`'s clock, in seconds,
     and replay the participants with takes of that source.
 
-    A new `source_clock` row (a log: the takes are never edited); every take of the
+    A new `source_clock` row (a log, chained per event: `app.core.ledger` chain `clocks`;
+    the takes are never edited); every take of the
     source is then played at its device time + the offset (`Deck.field_time`,
     RULES.md I-4). 404 `source_not_found` (no take of that source in the event);
     409 `feed_closed` once the ceremony has begun.
@@ -453,9 +454,15 @@ def set_source_clock(
         raise NotFound(f"No take of source {source!r} in this event.", code="source_not_found")
     repo.lock_participants(session, participant_ids)
     now = utcnow()
-    row = SourceClock(
-        event_id=event.id, source=source, offset_seconds=offset_seconds, set_by=actor, set_at=now
+    content = chain.source_clock_content(
+        source=source, offset_seconds=offset_seconds, set_by=actor, set_at=now
     )
+    [(seq, prev, digest)] = ledger.append(session, event.id, chain.CLOCKS, chain.SOURCE_CLOCK,
+                                          [content])  # fmt: skip
+    row = SourceClock(
+        event_id=event.id, source=source, offset_seconds=offset_seconds, set_by=actor, set_at=now,
+        log_seq=seq, log_prev=prev, log_hash=digest,
+    )  # fmt: skip
     session.add(row)
     session.flush()
     deck = load_deck(session, event)

@@ -79,6 +79,11 @@ class SourceClock(Base):
     offset_seconds: Mapped[float | None]
     set_by: Mapped[str] = mapped_column(String(120))
     set_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The event's `clocks` chain (app.core.ledger); NULL only for a row written outside
+    # the service, which `verify` reports.
+    log_seq: Mapped[int | None]
+    log_prev: Mapped[str | None] = mapped_column(String(64))
+    log_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class TakeOutcome(Base):

@@ -25,16 +25,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Table, select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, StatementError
 from sqlalchemy.orm import Session
 
 from app.auctions import views as auction_views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
-from app.core import bulk
-from app.core.audit import AuditEntry, record
+from app.core import bulk, chain, ledger
+from app.core.audit import DECIDING_ACTIONS, AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
-from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.events import identity
+from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed import projection
 from app.feed.models import (
     Combination,
@@ -48,7 +49,15 @@ from app.feed.models import (
 from app.flows import log_chain
 
 FORMAT = "rogaine-poker-event-archive"
-VERSION = 1
+VERSION = 2  # 2: source clocks, deciding audit entries and identities chained (0013)
+SUPPORTED = (1, 2)
+# What an archive of version 1 cannot prove: its rows of these kinds were not chained
+# when it was written, so the import chains them as they are in the file.
+UNPROVEN_V1 = [
+    "source clock offsets (source_clocks)",
+    "deciding audit entries: lots, corrections (audit)",
+    "participants' external ids, names, categories (participants)",
+]
 MAX_DIFFERENCES = 20  # named in a refusal
 
 
@@ -74,8 +83,23 @@ def _typed(table: Table, row: dict[str, Any]) -> dict[str, Any]:
     for name in times:
         value = values.get(name)
         if isinstance(value, str):
-            values[name] = datetime.fromisoformat(value)
+            values[name] = _utc(f"{table.name} {row.get('id')}", name, value)
     return values
+
+
+def _utc(where: str, name: str, text: str) -> datetime:
+    """An archived ISO 8601 time with its UTC offset, in UTC. Raises Unprocessable
+    `archive_invalid` naming the row (`where`) and column when it has no offset or is
+    out of range in UTC (e.g. `0001-01-01T00:30:00+01:00` is in year 0 in UTC)."""
+    try:
+        value = datetime.fromisoformat(text)
+        if value.tzinfo is None:
+            raise _invalid(f"{where}: {name} {text!r} has no UTC offset.")
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise _invalid(
+            f"{where}: {name} {text!r} is not a time between 0001-01-01 and 9999-12-31 UTC ({exc})."
+        ) from exc
 
 
 _COLUMNS: dict[str, tuple[list[str], list[str]]] = {}
@@ -106,9 +130,9 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
     """
     eid = event.id
     ceremony = auction_views.archived_ceremony(session, event, _rows)
-    t = {m: m.__table__ for m in (Event, Checkpoint, Participant, SaveCode, IntegrationKey,
-                                  Take, TakeVoid, SourceClock, Auction, BidWithdrawal,
-                                  AuditEntry)}  # fmt: skip
+    t = {m: m.__table__ for m in (Event, Checkpoint, Participant, ParticipantIdentity,
+                                  SaveCode, IntegrationKey, Take, TakeVoid, SourceClock,
+                                  Auction, BidWithdrawal, AuditEntry)}  # fmt: skip
     participants = _rows(session, t[Participant], t[Participant].c.event_id == eid)
     of_event = select(Participant.id).where(Participant.event_id == eid)
     takes_of_event = select(Take.id).where(Take.event_id == eid)
@@ -121,6 +145,9 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
         "event": _rows(session, t[Event], t[Event].c.id == eid)[0],
         "checkpoints": _rows(session, t[Checkpoint], t[Checkpoint].c.event_id == eid),
         "participants": participants,
+        "participant_identities": _rows(
+            session, t[ParticipantIdentity], t[ParticipantIdentity].c.event_id == eid
+        ),
         "save_codes": _rows(session, t[SaveCode], t[SaveCode].c.participant_id.in_(of_event)),
         "integration_keys": _rows(session, t[IntegrationKey], t[IntegrationKey].c.event_id == eid),
         "takes": _rows(session, t[Take], t[Take].c.event_id == eid),
@@ -138,8 +165,9 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
 
 
 def expected_state(session: Session, event: Event) -> dict[str, Any]:
-    """What a replay of the event must give: chain heads, states, combinations, outcomes
-    and auction results, keyed by external id and take id (this database's ids)."""
+    """What a replay of the event must give: the head (version 2) and the rows of each kind
+    of chain, states, combinations, outcomes and auction results, keyed by external id and
+    take id (this database's ids)."""
     heads = log_chain.stored_heads(session, event.id)
     external = dict(
         session.execute(
@@ -152,7 +180,7 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
         )
     ).all()
     return {
-        "log": {"head": heads.head, "takes": heads.takes, "bids": heads.bids},
+        "log": {"head": heads.head, "version": log_chain.HEAD_VERSION, **heads.counts()},
         "states": {external[pid]: _utc_state(state) for pid, state in states},
         "combinations": _stored_combinations(session, event, external),
         "outcomes": _stored_outcomes(session, event),
@@ -281,18 +309,29 @@ def _invalid(detail: str) -> Unprocessable:
 
 def import_event(session: Session, archive: Any, *, actor: str) -> tuple[Event, dict[str, Any]]:
     """Restore `archive` (an `export_event` document) as a new event; (the event, the
-    verification report `{"head", "takes", "bids", "participants", "combinations"}`).
+    verification report `{"head", "takes", "bids", "version", "unproven", "participants",
+    "combinations"}`).
 
-    Raises Unprocessable `archive_invalid` (not an archive of this format/version, or
-    a malformed row), Conflict `archive_conflict` (its codes, token hashes or key hashes
-    are already used in this database: e.g. the original event is here), Unprocessable
-    `archive_mismatch` with `differences` (what the restored event does not reproduce).
+    An archive of version 1 (before migration 0013) still imports: its source clock
+    offsets, deciding audit entries and participants' identities are chained as they are
+    in the file, and the report's `unproven` names them (nothing proves they were not
+    edited); its `expected` head is the version 1 head (takes and bids), checked as such.
+    The report also has `version` (the archive's) and `unproven` ([] for version 2).
+
+    Raises Unprocessable `archive_invalid` (not an archive of this format/version, a
+    malformed row, a time out of range), Conflict `archive_conflict` (its codes, token
+    hashes or key hashes are already used in this database: e.g. the original event is
+    here), Unprocessable `archive_mismatch` with `differences` (what the restored event
+    does not reproduce).
     The caller's transaction must be rolled back on error (SessionDep, `transaction`).
     """
     if not isinstance(archive, dict) or archive.get("format") != FORMAT:
         raise _invalid(f"`format` must be {FORMAT!r}.")
-    if archive.get("version") != VERSION:
-        raise _invalid(f"version {archive.get('version')!r} is not supported (only {VERSION}).")
+    if type(archive.get("version")) is not int or archive["version"] not in SUPPORTED:
+        raise _invalid(
+            f"version {archive.get('version')!r} is not supported (only "
+            f"{', '.join(map(str, SUPPORTED))})."
+        )
     # The archive is a large tree of small objects without cycles: keep the collector from
     # walking it again and again while the rows are inserted and checked.
     gc.freeze()
@@ -306,7 +345,7 @@ def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Even
     try:
         event, ids = _restore_rows(session, archive, actor)
         differences = _differences(session, event, archive["expected"], ids)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise _invalid(f"a row is malformed ({type(exc).__name__}: {exc}).") from exc
     except IntegrityError as exc:
         if _unique_violation(exc):
@@ -318,6 +357,8 @@ def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Even
         raise _invalid(f"a row breaks a constraint ({type(exc.orig).__name__}).") from exc
     except DBAPIError as exc:  # a value the database refuses (too long, wrong type)
         raise _invalid(f"the database refuses a row ({type(exc.orig).__name__}).") from exc
+    except StatementError as exc:  # a value no column type takes (a time out of range)
+        raise _invalid(f"a value cannot be stored ({type(exc.orig).__name__}).") from exc
     if differences:
         raise Unprocessable(
             f"The archive does not restore the event it describes: {differences[0]}"
@@ -335,7 +376,11 @@ def _import(session: Session, archive: dict[str, Any], actor: str) -> tuple[Even
     )
     expected = archive["expected"]
     return event, {
-        **expected["log"],
+        "head": expected["log"]["head"],
+        "takes": expected["log"]["takes"],
+        "bids": expected["log"]["bids"],
+        "version": archive["version"],
+        "unproven": UNPROVEN_V1 if archive["version"] == 1 else [],
         "participants": len(expected["states"]),
         "combinations": len(expected["combinations"]),
     }
@@ -352,7 +397,12 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
     ids = _Ids()
     event = _restore_event_and_feed(session, archive, ids, actor)
     _restore_ceremony(session, archive, ids, event.id)
-    _insert(session, AuditEntry.__table__, archive["audit"], ids, _of_event(event.id))
+    audit = archive["audit"]
+    if archive["version"] == 1:  # the deciding entries were not chained: chain them now
+        audit = _chained(AuditEntry.__table__, audit, chain.DECISION, _decision_content,
+                         lambda row: row["action"] in DECIDING_ACTIONS)  # fmt: skip
+    _insert(session, AuditEntry.__table__, audit, ids, _of_event(event.id))
+    _set_head(session, event.id, chain.DECISIONS, audit)
     source = archive["event"]
     session.execute(
         update(Event)
@@ -392,6 +442,7 @@ def _restore_event_and_feed(
 
     _insert(session, Checkpoint.__table__, archive["checkpoints"], ids, of_event)
     _insert(session, Participant.__table__, archive["participants"], ids, of_event)
+    _restore_identities(session, archive, ids, event_id, actor)
     _insert(session, SaveCode.__table__, archive["save_codes"], ids, of_participant)
     _insert(session, IntegrationKey.__table__, archive["integration_keys"], ids, of_event)
     _insert(session, Take.__table__, archive["takes"], ids, of_participant)
@@ -400,12 +451,78 @@ def _restore_event_and_feed(
         lambda r: {**r, "take_id": ids("take", r["take_id"])},
     )  # fmt: skip
     # The organiser's source clock offsets (a replay plays the takes by them).
-    _insert(session, SourceClock.__table__, archive.get("source_clocks", []), ids, of_event)
+    clocks = archive.get("source_clocks", [])
+    if archive["version"] == 1:
+        clocks = _chained(SourceClock.__table__, clocks, chain.SOURCE_CLOCK, _clock_content)
+    _insert(session, SourceClock.__table__, clocks, ids, of_event)
+    _set_head(session, event_id, chain.CLOCKS, clocks)
 
     event = session.get(Event, event_id)
     assert event is not None
     projection.rebuild_event(session, event, actor=actor)
     return event
+
+
+def _restore_identities(
+    session: Session, archive: dict[str, Any], ids: _Ids, event_id: int, actor: str
+) -> None:
+    """The participants' identity log as archived (version 2; a deleted participant's
+    rows keep no participant id), or for version 1 one `create` row per participant as
+    the file has it, by the importing `actor`."""
+    if archive["version"] == 1:
+        participants = session.scalars(
+            select(Participant).where(Participant.event_id == event_id).order_by(Participant.id)
+        ).all()
+        identity.record(session, event_id, participants, "create", actor)
+        return
+    rows = archive["participant_identities"]
+    new_participant = ids.maps["participant"]
+    _insert(
+        session, ParticipantIdentity.__table__, rows, ids,
+        lambda r: {**r, "event_id": event_id,
+                   "participant_id": new_participant.get(r["participant_id"])},
+    )  # fmt: skip
+    _set_head(session, event_id, chain.IDENTITIES, rows)
+
+
+def _clock_content(row: dict[str, Any]) -> list[chain.Field]:
+    return chain.source_clock_content(
+        source=row["source"], offset_seconds=row["offset_seconds"], set_by=row["set_by"],
+        set_at=row["set_at"],
+    )  # fmt: skip
+
+
+def _decision_content(row: dict[str, Any]) -> list[chain.Field]:
+    return chain.decision_content(
+        action=row["action"], actor=row["actor"], subject=row["subject"],
+        details=row["details"] or {}, created_at=row["created_at"],
+    )  # fmt: skip
+
+
+def _chained(
+    table: Table,
+    rows: list[dict[str, Any]],
+    tag: str,
+    content: Callable[[dict[str, Any]], list[chain.Field]],
+    keep: Callable[[dict[str, Any]], bool] = lambda row: True,
+) -> list[dict[str, Any]]:
+    """The rows of a version 1 archive with the chain columns of the `keep` ones computed
+    now, in the archive's id order (what the file says is what gets chained)."""
+    chosen = sorted((row for row in rows if keep(row)), key=lambda row: row["id"])
+    links = chain.links_of(0, None, tag, [content(_typed(table, row)) for row in chosen])
+    linked = {
+        row["id"]: {"log_seq": seq, "log_prev": prev, "log_hash": digest}
+        for row, (seq, prev, digest) in zip(chosen, links, strict=True)
+    }
+    unchained = {"log_seq": None, "log_prev": None, "log_hash": None}  # same keys in every row
+    return [{**row, **linked.get(row["id"], unchained)} for row in rows]
+
+
+def _set_head(session: Session, event_id: int, name: str, rows: list[dict[str, Any]]) -> None:
+    """The head of the event-level chain `name` from its restored rows (highest seq)."""
+    seq, head = ledger.last_link(rows)
+    if seq:
+        ledger.set_head(session, event_id, name, seq, head)
 
 
 def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, event_id: int) -> None:
@@ -480,8 +597,9 @@ def _differences(session: Session, event: Event, expected: dict[str, Any], ids: 
     """What the restored event does not reproduce, named in the archive's ids."""
     old = {
         table: {new: old for old, new in ids.maps.get(table, {}).items()}
-        for table in ("take", "take_void", "bid", "bid_withdrawal")
-    }
+        for table in ("take", "take_void", "bid", "bid_withdrawal", "participant",
+                      "participant_identity", "source_clock", "audit_entry")
+    }  # fmt: skip
     differences = _log_differences(session, event, expected["log"], old)
     differences += _replay_differences(session, event, expected, old["take"])
     if not differences:
@@ -505,25 +623,39 @@ def _log_differences(
     report = log_chain.verify(session, event)
     mismatch = report["first_mismatch"]
     if mismatch is not None:
-        differences.append(
-            f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) does not "
-            f"match its chain ({mismatch['problem']})"
+        what = (
+            "differs from its identity log"
+            if mismatch["problem"] == "identity"
+            else "does not match its chain"
         )
-    recomputed = (report["head"], report["takes"], report["bids"])
-    if recomputed != (log["head"], log["takes"], log["bids"]):
         differences.append(
-            f"log head: recomputed {report['head']} over {report['takes']} take rows and "
-            f"{report['bids']} bid rows, archived {log['head']} over {log['takes']} and "
-            f"{log['bids']}"
+            f"{mismatch['chain']}: {archived(mismatch['row'])} (seq {mismatch['seq']}) {what} "
+            f"({mismatch['problem']})"
         )
+    differences += _head_differences(report, log, "log head")
     fixed = event.final_log_head  # the head fixed at the finish, as archived (or None)
-    if fixed is not None and (
-        not isinstance(fixed, dict)
-        or (fixed.get("head"), fixed.get("takes"), fixed.get("bids")) != recomputed
-    ):
-        shown = fixed.get("head") if isinstance(fixed, dict) else fixed
-        differences.append(f"fixed head: recomputed {report['head']}, archived {shown}")
+    if fixed is not None and not isinstance(fixed, dict):
+        differences.append(f"fixed head: recomputed {report['head']}, archived {fixed}")
+    elif fixed is not None:
+        differences += _head_differences(report, fixed, "fixed head")
     return differences
+
+
+def _head_differences(report: dict[str, Any], log: dict[str, Any], what: str) -> list[str]:
+    """The recomputed head (`log_chain.verify`'s report) against an archived one of its
+    version: 1 (takes and bids only: archives and fixed heads before 0013) or 2."""
+    counts = ["takes", "bids"]
+    head = report["head_v1"]
+    if log.get("version", 1) != 1:
+        counts += list(chain.EVENT_CHAINS)
+        head = report["head"]
+    if (head, *(report[c] for c in counts)) == (log.get("head"), *(log.get(c) for c in counts)):
+        return []
+    if all(report[c] == log.get(c) for c in counts):  # same rows, other hashes
+        return [f"{what}: recomputed {head}, archived {log.get('head')}"]
+    rows = ", ".join(f"{report[c]} {c}" for c in counts)
+    archived = ", ".join(f"{log.get(c)} {c}" for c in counts)
+    return [f"{what}: recomputed {head} over {rows}, archived {log.get('head')} over {archived}"]
 
 
 def _replay_differences(

@@ -6,14 +6,20 @@ with the participant's state (`participant_state.log_seq/log_head`) and on the
 auction row (`auction.log_seq/log_head`), written under the same row locks that
 serialise the writes, so the event head is read without recomputing anything;
 `verify` recomputes every chain from the rows themselves and checks it against
-those heads.
+those heads. Three event-level chains cover the rest of what decides a result
+(`app.core.ledger`, heads in `event_chain`): `clocks` (source clock offsets),
+`decisions` (deciding audit entries: the lots, corrections) and `identities` (the
+participants' external ids, names, categories); `verify` also checks every
+participant row against its latest identity row. The head is version 2 (over all
+of them); version 1 (takes and bids only) is still computed for older fixed heads
+and archives.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -21,22 +27,44 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
-from app.core import chain
+from app.core import chain, ledger
+from app.core.audit import DECIDING_ACTIONS, AuditEntry
 from app.core.db import utcnow
-from app.events.models import Event, Participant
-from app.feed.models import ParticipantState, Take, TakeVoid
+from app.events import identity
+from app.events.models import Event, Participant, ParticipantIdentity
+from app.feed.models import ParticipantState, SourceClock, Take, TakeVoid
+
+HEAD_VERSION = 2  # `chain.event_head` with the event-level chains
 
 
 @dataclass(frozen=True)
 class Heads:
-    """Chain heads of an event: `(external_id, seq, head)` and `(place, seq, head)`."""
+    """Chain heads of an event: `(external_id, seq, head)`, `(place, seq, head)` and the
+    event-level chains' `(name, seq, head)`."""
 
     participants: list[tuple[str, int, str]]
     auctions: list[tuple[int, int, str]]
+    events: list[tuple[str, int, str]] = field(default_factory=list)
 
     @property
     def head(self) -> str:
+        """The version 2 head (every chain)."""
+        return chain.event_head(self.participants, self.auctions, self.events)
+
+    @property
+    def head_v1(self) -> str:
+        """The version 1 head (the take and bid chains only: archives and fixed heads
+        made before migration 0013)."""
         return chain.event_head(self.participants, self.auctions)
+
+    def rows(self, name: str) -> int:
+        """Rows in the event-level chain `name` (0 when it is empty)."""
+        return sum(seq for n, seq, _ in self.events if n == name)
+
+    def counts(self) -> dict[str, int]:
+        """`{"takes", "bids", "clocks", "decisions", "identities"}`: rows per kind of chain."""
+        return {"takes": self.takes, "bids": self.bids,
+                **{name: self.rows(name) for name in chain.EVENT_CHAINS}}  # fmt: skip
 
     @property
     def takes(self) -> int:
@@ -62,17 +90,21 @@ def stored_heads(session: Session, event_id: int) -> Heads:
             Auction.event_id == event_id, Auction.log_seq > 0
         )
     ).all()
+    events = [(n, s, h or "") for n, (s, h) in ledger.heads(session, event_id).items() if s]
     return Heads(
-        [(e, s, h or "") for e, s, h in participants], [(p, s, h or "") for p, s, h in auctions]
+        [(e, s, h or "") for e, s, h in participants],
+        [(p, s, h or "") for p, s, h in auctions],
+        sorted(events),
     )
 
 
 def head(session: Session, event: Event, *, now: datetime | None = None) -> dict[str, Any]:
-    """`{"head", "takes", "bids", "at"}`: the event head (64 hex digits), the rows of the take
-    chains (takes and voids) and of the bid chains (bids and withdrawals) it covers, and
-    the UTC time it was read. Public: hashes and counts only (the bid count is public)."""
+    """`{"head", "version", "takes", "bids", "clocks", "decisions", "identities", "at"}`: the
+    event head (64 hex digits, `version` 2), the rows of the chains it covers (takes and
+    voids; bids and withdrawals; source clock offsets; deciding audit entries; identity
+    rows), and the UTC time it was read. Public: hashes and counts only."""
     heads = stored_heads(session, event.id)
-    return {"head": heads.head, "takes": heads.takes, "bids": heads.bids, "at": now or utcnow()}
+    return {"head": heads.head, "version": HEAD_VERSION, **heads.counts(), "at": now or utcnow()}
 
 
 def fix_head(session: Session, event: Event, *, now: datetime | None = None) -> dict[str, Any]:
@@ -208,30 +240,139 @@ def _check(
     return None
 
 
+def event_links(session: Session, event_id: int) -> tuple[dict[str, list[chain.Link]], list[Any]]:
+    """The event-level chains as stored (`{name: links}` in `log_seq` order, unchained
+    rows last) and the identity rows (for the participants' check)."""
+    clocks = session.execute(
+        select(SourceClock).where(SourceClock.event_id == event_id)
+    ).scalars().all()  # fmt: skip
+    decisions = session.execute(
+        select(AuditEntry).where(
+            AuditEntry.event_id == event_id,
+            AuditEntry.action.in_(DECIDING_ACTIONS) | AuditEntry.log_hash.is_not(None),
+        )
+    ).scalars().all()  # fmt: skip
+    identities = session.execute(
+        select(ParticipantIdentity).where(ParticipantIdentity.event_id == event_id)
+    ).scalars().all()  # fmt: skip
+    rows: dict[str, list[tuple[Any, chain.Link]]] = {name: [] for name in chain.EVENT_CHAINS}
+    for c in clocks:
+        content = chain.source_clock_content(
+            source=c.source, offset_seconds=c.offset_seconds, set_by=c.set_by, set_at=c.set_at
+        )
+        rows[chain.CLOCKS].append(
+            (c, _link(f"source_clock {c.id}", chain.SOURCE_CLOCK, c, content))
+        )
+    for a in decisions:
+        content = chain.decision_content(
+            action=a.action, actor=a.actor, subject=a.subject, details=a.details,
+            created_at=a.created_at,
+        )  # fmt: skip
+        rows[chain.DECISIONS].append((a, _link(f"audit_entry {a.id}", chain.DECISION, a, content)))
+    for i in identities:
+        content = identity.content_of(vars(i))
+        rows[chain.IDENTITIES].append(
+            (i, _link(f"participant_identity {i.id}", chain.IDENTITY, i, content))
+        )
+    links = {
+        name: [link for row, link in sorted(entries, key=lambda e: _order(e[0]))]
+        for name, entries in rows.items()
+    }
+    return links, list(identities)
+
+
+def _link(label: str, tag: str, row: Any, content: list[chain.Field]) -> chain.Link:
+    return chain.Link(label, tag, row.log_seq, row.log_prev, row.log_hash, content)
+
+
+def _order(row: Any) -> tuple[bool, int, int]:
+    return (row.log_seq is None, row.log_seq or 0, row.id)
+
+
+def identity_mismatch(
+    session: Session, event_id: int, identities: Sequence[Any]
+) -> dict[str, Any] | None:
+    """The first participant (by external id) whose row differs from its latest identity
+    row (external id, name, category), or has none, or whose latest row says `delete`;
+    then the first identity row of a participant that is gone without a `delete`.
+    `{"chain": "identities", "row": "participant 7" | "participant_identity 9", "seq",
+    "problem": "identity"}`, or None."""
+    latest: dict[int, Any] = {}
+    for row in sorted(identities, key=_order):
+        if row.participant_id is not None:
+            latest[row.participant_id] = row
+    participants = session.execute(
+        select(Participant.id, Participant.external_id, Participant.name, Participant.category)
+        .where(Participant.event_id == event_id)
+        .order_by(Participant.external_id)
+    ).all()
+    for p in participants:
+        row = latest.get(p.id)
+        shown = (row.external_id, row.name, row.category) if row is not None else None
+        if shown != (p.external_id, p.name, p.category) or row.change == "delete":
+            seq = row.log_seq if row is not None else None
+            return {"chain": chain.IDENTITIES, "row": f"participant {p.id}", "seq": seq,
+                    "problem": "identity"}  # fmt: skip
+    present = {p.id for p in participants}
+    for pid, row in sorted(latest.items(), key=lambda item: _order(item[1])):
+        if pid not in present and row.change != "delete":
+            return {"chain": chain.IDENTITIES, "row": f"participant_identity {row.id}",
+                    "seq": row.log_seq, "problem": "identity"}  # fmt: skip
+    return None
+
+
 def verify(session: Session, event: Event) -> dict[str, Any]:
     """Recompute every chain of the event and compare it with the stored rows and heads.
 
-    Returns `{"ok", "head", "takes", "bids", "chains", "first_mismatch"}`:
-    `head`/`takes`/`bids` as recomputed from the rows (`head` equals `…/log/head`
-    when `ok`); `first_mismatch` is None or `{"chain": "participant <external_id>" |
-    "auction <place>", "row": "take 17" | "take_void 3" | "bid 4" | "bid_withdrawal 2",
-    "seq", "problem"}` with `problem` one of `chain.first_mismatch`'s or `head` (the
-    chain's stored head is not its last row: rows were removed), chains checked in the
-    head's order (participants by external id, then auctions by place).
+    Returns `{"ok", "head", "version", "takes", "bids", "clocks", "decisions",
+    "identities", "chains", "first_mismatch"}`: `head` (version 2) and the row counts
+    as recomputed from the rows (`head` equals `…/log/head` when `ok`);
+    `first_mismatch` is None or `{"chain": "participant <external_id>" | "auction
+    <place>" | "clocks" | "decisions" | "identities", "row": "take 17" | "take_void 3"
+    | "bid 4" | "bid_withdrawal 2" | "source_clock 5" | "audit_entry 8" |
+    "participant_identity 6" | "participant 7", "seq", "problem"}` with `problem` one of
+    `chain.first_mismatch`'s, `head` (the chain's stored head is not its last row:
+    rows were removed) or `identity` (a participant row differs from its latest identity
+    row: edited outside the service), chains checked in the head's order (participants
+    by external id, auctions by place, then clocks, decisions, identities).
     """
-    takes, take_hashes = take_links(session, event.id)
-    bids = bid_links(session, event.id, take_hashes)
+    heads, first = _verify_logs(session, event.id)
+    links, identities = event_links(session, event.id)
+    stored = ledger.heads(session, event.id)
+    for name in chain.EVENT_CHAINS:
+        seq, head_hash = stored.get(name, (0, None))
+        if first is None:
+            first = _check(name, links[name], seq, head_hash)
+        if links[name]:
+            heads.events.append((name, len(links[name]), links[name][-1].hash or ""))
+    if first is None:
+        first = identity_mismatch(session, event.id, identities)
+    return {
+        "ok": first is None,
+        "head": heads.head,
+        "version": HEAD_VERSION,
+        **heads.counts(),
+        "chains": len(heads.participants) + len(heads.auctions) + len(heads.events),
+        "first_mismatch": first,
+        "head_v1": heads.head_v1,
+    }
+
+
+def _verify_logs(session: Session, event_id: int) -> tuple[Heads, dict[str, Any] | None]:
+    """The take and bid chains recomputed: their heads and the first mismatch."""
+    takes, take_hashes = take_links(session, event_id)
+    bids = bid_links(session, event_id, take_hashes)
     participants = session.execute(
         select(
             Participant.id, Participant.external_id,
             func.coalesce(ParticipantState.log_seq, 0), ParticipantState.log_head,
         )
         .outerjoin(ParticipantState, ParticipantState.participant_id == Participant.id)
-        .where(Participant.event_id == event.id)
+        .where(Participant.event_id == event_id)
     ).all()  # fmt: skip
     auctions = session.execute(
         select(Auction.id, Auction.place, Auction.log_seq, Auction.log_head).where(
-            Auction.event_id == event.id
+            Auction.event_id == event_id
         )
     ).all()
     first: dict[str, Any] | None = None
@@ -248,11 +389,4 @@ def verify(session: Session, event: Event) -> dict[str, Any]:
             first = _check(f"auction {place}", links, seq, head_hash)
         if links:
             heads.auctions.append((place, len(links), links[-1].hash or ""))
-    return {
-        "ok": first is None,
-        "head": heads.head,
-        "takes": heads.takes,
-        "bids": heads.bids,
-        "chains": len(heads.participants) + len(heads.auctions),
-        "first_mismatch": first,
-    }
+    return heads, first

@@ -101,3 +101,40 @@ def test_first_mismatch_names_the_row_and_the_problem() -> None:
     assert chain.first_mismatch([first, relinked]) == chain.Mismatch("take_void 1", 2, "prev")
     bare = chain.Link("take 9", chain.TAKE, None, None, None, take())
     assert chain.first_mismatch([first, bare]) == chain.Mismatch("take 9", None, "not_chained")
+
+
+# Vectors of the chains of migration 0013, by hand as above (`printf '%s' … | sha256sum`):
+# a source clock row `29:rogaine-poker/source-clock/v1,3:seq,1:1,4:prev,64:<zeros>,6:source,
+# 5:watch,14:offset_seconds,6:-300.0,6:set_by,9:organiser,6:set_at,27:2026-06-13T09:00:00.000000Z,`
+CLOCK_HASH = "aa924b61bc50c9932150d4bbf46cdd15723f206a2291e89ad7ca6e0490edc9ac"
+# the version 2 head of an event whose only chain is that clock:
+# `27:rogaine-poker/event-head/v2,5:chain,6:clocks,3:seq,1:1,4:head,64:<CLOCK_HASH>,`
+CLOCK_ONLY_HEAD = "d8ef8d78670d76ebee56c7bd74d32b47f522fb96685e0b75a2c2d09b6f046f0a"
+# a lots entry `25:rogaine-poker/decision/v1,3:seq,1:1,4:prev,64:<zeros>,6:action,
+# 12:auction.lots,5:actor,9:organiser,7:subject,7:place 3,7:details,
+# 32:{"seed":7,"winner":"Алиса"},10:created_at,27:2026-06-13T09:00:00.000000Z,`
+LOTS_HASH = "55953aafdc82c3cff225637ef87a38c9725652ff36cd8ae778f15c7518560c9f"
+
+
+def test_clock_and_decision_rows_and_the_version_2_head_by_hand() -> None:
+    nine = datetime(2026, 6, 13, 12, 0, tzinfo=MSK)  # 09:00 UTC
+    clock = chain.source_clock_content(
+        source="watch", offset_seconds=-300, set_by="organiser", set_at=nine
+    )
+    assert chain.row_hash(chain.SOURCE_CLOCK, 1, ZERO, clock) == CLOCK_HASH
+    lots = chain.decision_content(
+        action="auction.lots", actor="organiser", subject="place 3",
+        details={"winner": "Алиса", "seed": 7}, created_at=nine,
+    )  # fmt: skip
+    assert chain.row_hash(chain.DECISION, 1, ZERO, lots) == LOTS_HASH
+    assert chain.event_head([], [], [("clocks", 1, CLOCK_HASH)]) == CLOCK_ONLY_HEAD
+    # empty event-level chains are left out; no `chains` at all is the version 1 head
+    assert chain.event_head([], [], [("clocks", 1, CLOCK_HASH), ("identities", 0, "")]) == (
+        CLOCK_ONLY_HEAD
+    )
+    assert chain.event_head([], []) == EMPTY_HEAD != chain.event_head([], [], [])
+    # a cleared offset hashes an empty value, not "None"
+    cleared = chain.source_clock_content(
+        source="watch", offset_seconds=None, set_by="organiser", set_at=nine
+    )
+    assert ("offset_seconds", None) in cleared and chain.canonical(None) == ""

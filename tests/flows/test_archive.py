@@ -146,7 +146,7 @@ def test_simulated_event_moves_between_sqlite_and_postgresql(
 
 
 def test_not_an_archive_is_refused(client: TestClient, admin: dict) -> None:
-    for body in ({"format": "x"}, {"format": "rogaine-poker-event-archive", "version": 2},
+    for body in ({"format": "x"}, {"format": "rogaine-poker-event-archive", "version": 3},
                  {"format": "rogaine-poker-event-archive", "version": 1, "event": {}}):  # fmt: skip
         response = client.post("/api/v1/events/import", json=body, headers=admin)
         assert response.status_code == 422 and response.json()["code"] == "archive_invalid"

@@ -49,7 +49,18 @@ def test_head_moves_with_every_take_void_and_bid(
 ) -> None:
     assert client.get(f"/api/v1/events/{world.id}/log/verify").status_code == 401
     empty = head(client, world)
-    assert (empty["head"], empty["takes"], empty["bids"]) == (EMPTY_HEAD, 0, 0)
+    # No take or bid yet: the version 2 head covers the two participants' identity rows.
+    identities = session.execute(
+        text("SELECT log_seq, log_hash FROM participant_identity ORDER BY log_seq")
+    ).all()
+    session.rollback()
+    assert [seq for seq, _ in identities] == [1, 2]
+    assert empty == {
+        "head": chain.event_head([], [], [("identities", 2, identities[-1][1])]),
+        "version": 2, "takes": 0, "bids": 0, "clocks": 0, "decisions": 0, "identities": 2,
+        "at": empty["at"],
+    }  # fmt: skip
+    assert empty["head"] != EMPTY_HEAD  # the version 1 head of an event without a take
 
     heads = [empty["head"]]
     codes = [world.cp(card) for card in CARDS] + [world.alice.save_codes[0]]
@@ -79,11 +90,12 @@ def test_head_moves_with_every_take_void_and_bid(
     bob_void = session.execute(text("SELECT log_hash FROM take_void")).scalar_one()
     session.rollback()  # SQLite: release the write lock before the next request
     assert after_void["head"] == chain.event_head(
-        [("101", 6, alice_last.log_hash), ("102", 2, bob_void)], []
-    )
+        [("101", 6, alice_last.log_hash), ("102", 2, bob_void)], [],
+        [("identities", 2, identities[-1][1])],
+    )  # fmt: skip
     assert verify(client, admin, world) == {
-        "ok": True, "head": after_void["head"], "takes": 8, "bids": 0, "chains": 2,
-        "first_mismatch": None,
+        "ok": True, "head": after_void["head"], "version": 2, "takes": 8, "bids": 0,
+        "clocks": 0, "decisions": 0, "identities": 2, "chains": 3, "first_mismatch": None,
     }  # fmt: skip
 
     base = f"/api/v1/events/{world.id}/auctions/3"
@@ -101,7 +113,7 @@ def test_head_moves_with_every_take_void_and_bid(
         assert now["head"] not in heads
         heads.append(now["head"])
     checked = verify(client, admin, world)
-    assert checked["ok"] and checked["head"] == heads[-1] and checked["chains"] == 3
+    assert checked["ok"] and checked["head"] == heads[-1] and checked["chains"] == 4
 
     # The podium on the projector and the ceremony (results) page print the head.
     assert client.post(f"{base}/close", headers=admin).json()["winner"] == "101"
