@@ -7,6 +7,7 @@ import gzip
 import http.client
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import anyio
@@ -208,7 +209,10 @@ def _asgi_post(app, path: str, headers: list[tuple[bytes, bytes]], chunks: list[
     async def run():
         await app(scope, receive, send)
 
-    anyio.run(run)
+    # In a thread of its own: the browser tests' Playwright keeps an event loop running
+    # in this thread when they share the process.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, run).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], dict(start["headers"]), body, read
