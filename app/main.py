@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
+from starlette_compress import CompressMiddleware, remove_compress_type
 
 from app import health
 from app.auctions.endpoints import router as auctions_router
@@ -13,6 +13,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.guard import SignInGuardMiddleware
 from app.core.headers import SecurityHeadersMiddleware
+from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
 from app.core.problems import install_error_handlers
@@ -28,6 +29,7 @@ from app.web import common as common_pages
 from app.web.admin import course as course_pages
 from app.web.admin import pages as admin_pages
 from app.web.admin import setup as admin_setup_pages
+from app.web.assets import HashedStaticFiles
 from app.web.csrf import csrf_guard
 from app.web.forms import install_page_error_handlers
 from app.web.phone import offline as offline_pages
@@ -77,8 +79,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
 
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
-    """CORS (when origins are set), the sign-in guard, the request log and the security
-    headers; the last added runs first."""
+    """CORS (when origins are set), the sign-in guard, the JSON body limit, the request log,
+    the security headers and compression; the last added runs first.
+
+    Compression (`starlette-compress`): zstd, brotli or gzip by the client's
+    `Accept-Encoding`, for text types (HTML, JSON, CSS, JS, SVG, …) of at least 500
+    bytes; never the live stream (`text/event-stream`: each event must reach the phone
+    as it is sent, and compressing a long-lived stream holds a compressor per phone)."""
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -87,13 +94,20 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_headers=["*"],
         )
     app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        json_max_bytes=settings.json_body_max_bytes,
+        archive_max_bytes=settings.archive_body_max_bytes,
+    )
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeadersMiddleware, https=settings.base_url.startswith("https://"))
+    remove_compress_type("text/event-stream")  # the library's list; idempotent
+    app.add_middleware(CompressMiddleware, minimum_size=500)
 
 
 def _include_routers(app: FastAPI) -> None:
     """The static files and every router (README "Architecture": URL → router module)."""
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount("/static", HashedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(health.router)
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)

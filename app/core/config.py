@@ -75,6 +75,17 @@ class Settings(BaseSettings):
         ge=1,
         description="Length of the sliding window of AUTH_FAILURES_PER_WINDOW, in seconds.",
     )
+    json_body_max_bytes: int = Field(
+        default=1_048_576,
+        ge=1,
+        description="Largest JSON request body, in bytes: a larger one is refused with 413 "
+        "before it is read or parsed (the archive import has its own limit).",
+    )
+    archive_body_max_bytes: int = Field(
+        default=268_435_456,
+        ge=1,
+        description="Largest body of `POST /api/v1/events/import` (an event archive), in bytes.",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -497,8 +497,116 @@ def best_hand(cards: Sequence[str], ranking: str = "seed") -> HandValue:
     codes = parse_hand(cards)
     if not 5 <= len(codes) <= 7:
         raise HandSizeError(f"best_hand takes 5 to 7 cards; got {len(codes)}.")
-    best = max(combinations(codes, 5), key=lambda hand: score(hand, ranking))
+    top = best_score(codes, ranking)  # the 7-card path; then the first subset that makes it
+    best = next(hand for hand in combinations(codes, 5) if score(hand, ranking) == top)
     return _value(best, ranking)
+
+
+# --- best of 5 to 7 cards: one sum, one test, one lookup ----------------------------------
+#
+# Each standard card is an integer with two parts that a plain sum keeps apart (no field
+# can carry into the next): a 3-bit count of its rank (ranks 2..A at bits 0, 3, …, 36;
+# at most 4 cards a rank) and a 4-bit count of its suit (bits 40, 44, 48, 52). The sum of
+# 5 to 7 cards plus `_SUIT_BIAS` (3 in each suit field) therefore holds the rank multiset
+# in its low 39 bits, and a suit field's top bit is set exactly when the suit has 5 or
+# more cards (3 + 5 = 8): the hand may then make a flush. A joker adds `_JOKER_BIT`.
+# `_BEST` maps each rank multiset of 5 to 7 cards to the best plain score of its 5-card
+# sub-multisets; `_BEST_FLUSH` maps each set of 5 to 7 ranks of one suit to the best
+# suited score of its 5-subsets. Among 7 cards at most one suit has 5, and a 5-subset
+# scores suited exactly when it is all of that suit, so the best of the 21 subsets is
+# `max(_BEST[ranks], _BEST_FLUSH[ranks of the flush suit])` (a suited score beats the
+# plain one of the same ranks in both presets); without a flush it is `_BEST[ranks]`.
+
+_RANK_MASK = (1 << 39) - 1
+_SUIT_SHIFT = 40
+_SUIT_BIAS = sum(3 << (_SUIT_SHIFT + 4 * i) for i in range(4))
+_FLUSH_BITS = sum(8 << (_SUIT_SHIFT + 4 * i) for i in range(4))
+_JOKER_BIT = 1 << 60
+_SLOW = _FLUSH_BITS | (3 << 60)  # a possible flush, or one or two jokers
+
+_CARD_SUM: dict[str, int] = dict.fromkeys(JOKERS, _JOKER_BIT)
+_CARD_RANK_BIT: dict[str, int] = {}  # 1 << rank index (for the flush table's key)
+for _code in DECK[:52]:
+    _r, _s = RANKS.index(_code[0]), SUITS.index(_code[1])
+    _CARD_SUM[_code] = (1 << 3 * _r) + (1 << (_SUIT_SHIFT + 4 * _s))
+    _CARD_RANK_BIT[_code] = 1 << _r
+
+
+def _build_best(ranking: str) -> tuple[dict[int, int], dict[int, int]]:
+    """(`_BEST`, `_BEST_FLUSH`) of `ranking`, from the 5-card score tables: a multiset of
+    n + 1 cards is worth the best of the multisets of n cards it contains."""
+    plain, suited = _SCORES[ranking]
+    best: dict[int, int] = {}
+    flush: dict[int, int] = {}
+    for combo in combinations_with_replacement(range(13), 5):
+        key = _product([r + 2 for r in combo])
+        if key not in plain:  # five of a rank
+            continue
+        best[sum(1 << 3 * r for r in combo)] = plain[key]
+        if key in suited:
+            flush[sum(1 << r for r in combo)] = suited[key]
+    steps = tuple((1 << 3 * r, 7 << 3 * r) for r in range(13))  # one card of rank r, its field
+    for size in (6, 7):
+        for combo in combinations_with_replacement(range(13), size):
+            if max(Counter(combo).values()) > 4:
+                continue
+            key = sum(1 << 3 * r for r in combo)
+            best[key] = max(best[key - one] for one, field in steps if key & field)
+            if len(set(combo)) == size:
+                bits = sum(1 << r for r in combo)
+                flush[bits] = max(flush[bits ^ (1 << r)] for r in combo)
+    return best, flush
+
+
+_BEST: dict[str, dict[int, int]] = {}  # per preset, built at its first call
+_BEST_FLUSH: dict[str, dict[int, int]] = {}
+
+
+def _slow_best(cards: Sequence[str], total: int, ranking: str) -> int:
+    """`best_score` of 5 to 7 cards that may make a flush or hold a joker."""
+    if total >= _JOKER_BIT:  # jokers (I-6): every 5-card subset on its own
+        return max(score(hand, ranking) for hand in combinations(cards, 5))
+    fields = (total + _SUIT_BIAS) >> _SUIT_SHIFT
+    suit = SUITS[next(i for i in range(4) if fields >> 4 * i & 8)]
+    ranks = sum(_CARD_RANK_BIT[c] for c in cards if c[1] == suit)
+    return max(_BEST[ranking][total & _RANK_MASK], _BEST_FLUSH[ranking][ranks])
+
+
+def _checked_best(cards: Sequence[str], ranking: str) -> int:
+    """`best_score` off its 7-code fast path: checks the preset (building its tables at
+    the first call, ≈ 0.3 s), parses the cards (any notation, 5 or 6 cards too) and
+    raises the precise error."""
+    _check_ranking(ranking)
+    codes = parse_hand(cards)
+    if not 5 <= len(codes) <= 7:
+        raise HandSizeError(f"best_score takes 5 to 7 cards; got {len(codes)}.")
+    if ranking not in _BEST:
+        _BEST[ranking], _BEST_FLUSH[ranking] = _build_best(ranking)
+    total = sum(_CARD_SUM[code] for code in codes)
+    if total + _SUIT_BIAS & _SLOW:
+        return _slow_best(codes, total, ranking)
+    return _BEST[ranking][total & _RANK_MASK]
+
+
+def best_score(cards: Sequence[str], ranking: str = "seed", _sums=_CARD_SUM) -> int:
+    """The `score` of the best 5 of 5 to 7 cards in preset `ranking`: equal to
+    `max(score(hand, ranking) for hand in combinations(cards, 5))`, without the 21 calls.
+
+    The 7-card fast path (RULES.md §1.3, I-5; a hand with jokers, I-6, takes the
+    subsets): 7 distinct canonical codes cost one sum of per-card integers, one test
+    and one lookup (see above); like `score`, it does not check for duplicates. Other
+    notations and 5 or 6 cards are parsed first (`_checked_best`). `_sums` is not a
+    parameter (a local name for speed). Raises CardError (`invalid_card`,
+    `duplicate_card`), HandSizeError (fewer than 5 or more than 7), RankingError.
+    """
+    try:
+        a, b, c, d, e, f, g = cards
+        total = _sums[a] + _sums[b] + _sums[c] + _sums[d] + _sums[e] + _sums[f] + _sums[g]
+        if total + _SUIT_BIAS & _SLOW:
+            return _slow_best(cards, total, ranking)
+        return _BEST[ranking][total & _RANK_MASK]
+    except (KeyError, TypeError, ValueError):
+        return _checked_best(cards, ranking)
 
 
 @dataclass(frozen=True)
@@ -590,6 +698,7 @@ __all__ = [
     "PartialValue",
     "RankingError",
     "best_hand",
+    "best_score",
     "compare",
     "evaluate",
     "partial_value",

@@ -14,16 +14,20 @@ from app.web.templating import page_context, templates
 router = APIRouter(include_in_schema=False)
 
 ONE_YEAR = 60 * 60 * 24 * 365  # seconds
+PAGE_CACHE = "private, no-cache"
 THEME_COOKIE = "theme"
 
 
 def render(
     request: Request, name: str, context: dict[str, Any] | None = None, status: int = 200
 ) -> HTMLResponse:
-    """Render a page template; pages are never cached (they show live, private state)."""
+    """Render a page template, `Cache-Control: private, no-cache`: pages show live state,
+    and some show one participant's cards and codes, so no shared cache keeps them and
+    the browser revalidates at each use; not `no-store`, which would keep them out of
+    the back/forward cache (a sign-out clears it: `app.web.sessions.CLEAR_CACHE`)."""
     merged = {**page_context(request), **(context or {})}
     response = templates.TemplateResponse(request, name, merged, status_code=status)
-    response.headers["Cache-Control"] = "no-store"
+    response.headers["Cache-Control"] = PAGE_CACHE
     return response
 
 

@@ -110,8 +110,17 @@ def cookie_principal(request: Request, session: Session) -> Principal | None:
 register_cookie_lookup(Kind.PARTICIPANT, cookie_principal)
 
 
+CLEAR_CACHE = '"cache"'
+"""`Clear-Site-Data` of a sign-out: the browser drops this site's HTTP cache and its
+back/forward cache, so Back shows no page of the signed-out person (pages are
+`private, no-cache`, not `no-store`: `app.web.common.render`)."""
+
+
 def sign_out_participant(response: Response) -> None:
+    """Forget the participant cookie and clear this site's caches in the browser (the
+    back/forward cache keeps pages with codes: `Clear-Site-Data: "cache"`)."""
     response.delete_cookie(PARTICIPANT_COOKIE, path="/")
+    response.headers["Clear-Site-Data"] = CLEAR_CACHE
 
 
 # --- organiser ---------------------------------------------------------------------
@@ -140,7 +149,9 @@ def has_organiser_session(request: Request) -> bool:
 
 
 def sign_out_organiser(response: Response) -> None:
+    """Forget the organiser cookie and clear this site's caches in the browser."""
     response.delete_cookie(ORGANISER_COOKIE, path="/")
+    response.headers["Clear-Site-Data"] = CLEAR_CACHE
 
 
 # --- CSRF --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The one Jinja2 environment of the service; templates live in `app/templates/`.
 
-Every template gets the globals `card(code)` (a card's display form, `Q♥`, `10♠`,
+Every template gets the globals `static(name)` (a static file's content-hashed URL,
+`app.web.assets`), `card(code)` (a card's display form, `Q♥`, `10♠`,
 `Joker`), `card_colour(code)`, `hand_text(cards, ranking, lang)` (a combination in words)
 and `status_at(event)` (the event's status as of now: a
 course past its closing reads as closed). Pages rendered with `app.web.common.render`
@@ -25,9 +26,10 @@ from app.feed.deck import describe
 from app.poker.cards import CardError, is_joker
 from app.poker.cards import display as poker_display
 from app.web import i18n
+from app.web.assets import STATIC_DIR as STATIC_DIR  # re-exported: the pages import it here
+from app.web.assets import static_url
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
 def display_card(code: str | None, lang: str = "en") -> str:
@@ -103,4 +105,5 @@ templates.env.globals.update(
     next_theme=next_theme,
     status_at=status_at,
     hand_text=hand_text,
+    static=static_url,
 )

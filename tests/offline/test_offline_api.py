@@ -100,7 +100,7 @@ def test_the_bundle_is_only_for_the_signed_in_participant(client: TestClient, se
     signed_in(client, anna.access_token)
     response = client.get("/me/offline.json")
     assert response.status_code == 200
-    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["cache-control"] == "private, no-cache"
     bundle = response.json()
     assert bundle["save_codes"] == sorted(anna.save_codes)
     assert not set(boris.save_codes) & set(response.text.split('"'))

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from app.web.assets import static_url
+
 
 def test_poker_dice_pages(client: TestClient) -> None:
     new = client.get("/games/poker-dice")
     assert new.status_code == 200
-    assert 'data-module="poker-dice"' in new.text and "/static/table_games.js" in new.text
+    assert 'data-module="poker-dice"' in new.text and static_url("table_games.js") in new.text
     sheet = client.get("/games/poker-dice/42", cookies={"lang": "en"})
     assert sheet.status_code == 200
-    assert 'data-game-id="42"' in sheet.text and "/static/dice.js" in sheet.text
+    assert 'data-game-id="42"' in sheet.text and static_url("dice.js") in sheet.text
     # the 17 columns of the sheet, in order (RULES.md §3)
     assert 'data-columns="ones,twos,threes,fours,fives,sixes,subtotal,pair,' in sheet.text
     assert "Poker dice" in sheet.text
@@ -23,7 +25,7 @@ def test_locus_poker_pages(client: TestClient) -> None:
     assert 'value="8x6"' in new.text and 'value="greedy"' in new.text
     grid = client.get("/games/locus-poker/7")
     assert grid.status_code == 200
-    assert 'data-game-id="7"' in grid.text and "/static/locus.js" in grid.text
+    assert 'data-game-id="7"' in grid.text and static_url("locus.js") in grid.text
     assert "Локус-покер" in grid.text  # Russian by default
 
 
@@ -50,7 +52,7 @@ def test_game_links_open_the_poker_dice_sheet(client: TestClient) -> None:
         assert hop.headers["location"] == f"/games/poker-dice/{game['id']}{fragment}"
         page = client.get(f"/g/{token}")
         assert page.status_code == 200
-        assert f'data-game-id="{game["id"]}"' in page.text and "/static/dice.js" in page.text
+        assert f'data-game-id="{game["id"]}"' in page.text and static_url("dice.js") in page.text
         assert "Покер в кости" in page.text and "Лжепокер" not in page.text
 
 
@@ -64,7 +66,7 @@ def test_game_links_open_the_locus_grid(client: TestClient) -> None:
         assert hop.headers["location"] == f"/games/locus-poker/{game['id']}{fragment}"
         page = client.get(f"/g/{token}")
         assert page.status_code == 200
-        assert f'data-game-id="{game["id"]}"' in page.text and "/static/locus.js" in page.text
+        assert f'data-game-id="{game["id"]}"' in page.text and static_url("locus.js") in page.text
         assert "Локус-покер" in page.text and "Лжепокер" not in page.text
 
 

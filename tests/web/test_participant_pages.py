@@ -228,7 +228,7 @@ def test_pages_are_not_cached_and_english_works(client: TestClient, session: Ses
     event, anna, _ = setup(session)
     signed_in(client, anna.access_token)
     response = client.get("/me")
-    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["cache-control"] == "private, no-cache"
     client.get("/lang/en?next=/me")
     page = client.get(f"/t/{event_cp_code(event, 'QH')}")
     assert "The take counted" in page.text

@@ -1,39 +1,52 @@
-/* On the participant's pages: install the service worker (scope /); on /me also keep the
- * participant's bundle (/me/offline.json: encrypted deck, own save codes, state) on the
- * device, so the CP pages work without network. Once the device can play offline: sets
- * data-offline="ready" on <html> and says so at the end of the page. The app shell (/me/offline) refreshes the bundle
- * itself. */
+/* On the participant's pages: install the service worker (scope /) once the page has
+ * loaded; on /me also ask it to keep the participant's bundle (/me/offline.json:
+ * encrypted deck, own save codes, state) and the app shell on the device, so the CP
+ * pages work without network. The worker does the fetch, the JSON and the IndexedDB
+ * writes off this page's main thread (sw.js `refresh`); the page only waits for its
+ * answer. Once the device can play offline: sets data-offline="ready" on <html> and says
+ * so at the end of the page ("off" when signed out or it failed). The app shell
+ * (/me/offline) refreshes the bundle itself. */
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator) || !window.indexedDB || !window.crypto || !crypto.subtle) return;
   if (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0) return;
   var root = document.documentElement;
-  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
-  if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
-  fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
-    .then(function (response) {
-      if (response.status === 401) {  // signed out: CP pages go to the server again
-        return RogaineStore.put("ready", false).then(function () { throw new Error("signed out"); });
-      }
-      if (!response.ok) throw new Error("no bundle");
-      return response.json();
-    })
-    .then(function (bundle) {
-      return RogaineStore.put("bundle", bundle).then(function () { return RogaineStore.put("ready", true); });
-    })
-    .then(function () { return caches.open("rogaine-shell"); })
-    .then(function (cache) { return cache.add("/me/offline"); })  // in the page's language
-    .then(function () { return navigator.serviceWorker.ready; })
-    .then(function () {
-      root.setAttribute("data-offline", "ready");
-      var text = document.querySelector('meta[name="rogaine-offline-ready"]'), main = document.getElementById("main");
-      if (text && main && !document.getElementById("offline-ready")) {
-        var note = document.createElement("p");
-        note.className = "help";
-        note.id = "offline-ready";
-        note.textContent = text.getAttribute("content");
-        main.appendChild(note);
-      }
-    })
-    .catch(function () { root.setAttribute("data-offline", "off"); });
+
+  function ask(worker) {  // the worker's answer to `refresh`: "ready" or "signed-out"
+    return new Promise(function (resolve, reject) {
+      var channel = new MessageChannel();
+      channel.port1.onmessage = function (event) {
+        if (event.data && event.data.ok) resolve(event.data.state);
+        else reject(new Error("refresh: " + (event.data && event.data.error)));
+      };
+      worker.postMessage({ type: "rogaine-refresh" }, [channel.port2]);
+    });
+  }
+
+  function done() {
+    root.setAttribute("data-offline", "ready");
+    var text = document.querySelector('meta[name="rogaine-offline-ready"]'), main = document.getElementById("main");
+    if (text && main && !document.getElementById("offline-ready")) {
+      var note = document.createElement("p");
+      note.className = "help";
+      note.id = "offline-ready";
+      note.textContent = text.getAttribute("content");
+      main.appendChild(note);
+    }
+  }
+
+  function start() {
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+    if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
+    navigator.serviceWorker.ready
+      .then(function (registration) { return ask(registration.active); })
+      .then(function (state) {
+        if (state !== "ready") throw new Error(state); // signed out: CP pages go to the server
+        done();
+      })
+      .catch(function () { root.setAttribute("data-offline", "off"); });
+  }
+
+  if (document.readyState === "complete") start();
+  else window.addEventListener("load", start);
 })();

@@ -11,19 +11,17 @@
  *   page's IndexedDB writes (`message`): the page never waits to open IndexedDB.
  */
 "use strict";
-importScripts("/static/offline/store.js");
+// Set by the server in front of this file (app/web/phone/offline.py): ROGAINE_VERSION (a
+// hash of the assets, so any change of an asset installs a new worker), ROGAINE_ASSETS
+// (what to precache: the static files under their content-hashed names, as the pages
+// name them) and ROGAINE_STORE (the hashed URL of store.js).
+importScripts(self.ROGAINE_STORE || "/static/offline/store.js");
 
-// self.ROGAINE_VERSION is set by the server in front of this file (a hash of the assets),
-// so any change of an asset changes this script and installs a new version.
 var VERSION = self.ROGAINE_VERSION || "dev";
 var ASSET_CACHE = "rogaine-assets-" + VERSION;
-var SHELL_CACHE = "rogaine-shell"; // also refreshed by register.js in the page's language
+var SHELL_CACHE = "rogaine-shell"; // also refreshed in the page's language (`refresh`)
 var SHELL = "/me/offline";
-var ASSETS = [
-  "/static/app.css", "/static/offline/app.js", "/static/offline/rules.js",
-  "/static/offline/store.js", "/static/offline/deck.js", "/static/offline/register.js",
-  "/manifest.webmanifest", "/static/offline/icon-192.png", "/favicon.ico"
-];
+var ASSETS = self.ROGAINE_ASSETS || [];
 
 self.addEventListener("install", function (event) {
   event.waitUntil(Promise.all([
@@ -59,9 +57,35 @@ function shellWithData() {
   });
 }
 
-/* Writes of the pages this worker served with their data (store.js `write`). */
+/* `refresh` (register.js on /me): the participant's bundle into IndexedDB and the app
+ * shell (in the page's language: the cookie goes with the request) into its cache, here
+ * rather than on the page's main thread. Answers "ready", or "signed-out" (401). */
+function refresh() {
+  var writes = self.RogaineStore.writes;
+  return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-cache" }).then(function (response) {
+    if (response.status === 401) return writes.put("ready", false).then(function () { return "signed-out"; });
+    if (!response.ok) throw new Error("no bundle");
+    return response.json()
+      .then(function (bundle) { return writes.put("bundle", bundle); })
+      .then(function () { return writes.put("ready", true); })
+      .then(function () { return caches.open(SHELL_CACHE); })
+      .then(function (cache) { return cache.add(SHELL); })
+      .then(function () { return "ready"; });
+  });
+}
+
+/* Writes of the pages this worker served with their data (store.js `write`), and
+ * `refresh`. */
 self.addEventListener("message", function (event) {
   var data = event.data, port = event.ports[0];
+  if (data && data.type === "rogaine-refresh" && port) {
+    event.waitUntil(refresh().then(function (state) {
+      port.postMessage({ ok: true, state: state });
+    }, function (error) {
+      port.postMessage({ ok: false, error: String(error) });
+    }));
+    return;
+  }
   if (!data || data.type !== "rogaine-store" || !port || !self.RogaineStore.writes[data.name]) return;
   event.waitUntil(self.RogaineStore.writes[data.name].apply(null, data.args).then(function () {
     port.postMessage({ ok: true });

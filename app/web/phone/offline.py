@@ -2,7 +2,9 @@
 
 - `GET /sw.js`: the service worker (`app/static/offline/sw.js`), served at the root so its
   scope is `/` (`Service-Worker-Allowed: /`), never cached by HTTP (`no-cache`), so a
-  new version is picked up at the next visit;
+  new version is picked up at the next visit. The server puts in front of it its version
+  and the content-hashed URLs it precaches (`precache_urls`, `app.web.assets`), so the
+  precache list follows the hashes the pages use;
 - `GET /manifest.webmanifest`: the web app manifest (installable, icons);
 - `GET /me/offline`: the app shell: a page without data that `offline/app.js` fills from
   the device (IndexedDB). The service worker answers `/t/{code}` with it once the
@@ -18,6 +20,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
@@ -34,6 +37,7 @@ from app.events.deps import participant_of
 from app.feed.schemas import MAX_BATCH
 from app.flows import offline as offline_flow
 from app.web import i18n
+from app.web.assets import static_url
 from app.web.common import render
 from app.web.templating import STATIC_DIR, TEMPLATES_DIR
 
@@ -45,6 +49,22 @@ SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
     "offline.", "common.", "app.",
 )  # fmt: skip
+
+
+# What the service worker precaches: static files (by their content-hashed URLs) and
+# two routes. The app shell's page (`/me/offline`) is cached by the worker too.
+PRECACHE_STATIC = (
+    "app.css", "offline/app.js", "offline/rules.js", "offline/store.js", "offline/deck.js",
+    "offline/register.js", "offline/icon-192.png",
+)  # fmt: skip
+PRECACHE_ROUTES = ("/manifest.webmanifest", "/favicon.ico")
+
+
+def precache_urls() -> list[str]:
+    """The URLs the service worker caches at install: the static files of
+    `PRECACHE_STATIC` under their hashed names (`/static/app.<hash>.css`), then
+    `PRECACHE_ROUTES`."""
+    return [static_url(name) for name in PRECACHE_STATIC] + list(PRECACHE_ROUTES)
 
 
 @cache
@@ -95,10 +115,16 @@ def _same_origin(request: Request) -> None:
 
 @router.get("/sw.js")
 def service_worker() -> Response:
-    """The service worker, scope `/`, stamped with `worker_version()`."""
+    """The service worker, scope `/`, stamped with `worker_version()`, its precache list
+    (`precache_urls`) and the hashed URL of the store it imports."""
     script = (OFFLINE_DIR / "sw.js").read_text(encoding="utf-8")
+    preamble = (
+        f'self.ROGAINE_VERSION = "{worker_version()}";\n'
+        f"self.ROGAINE_ASSETS = {json.dumps(precache_urls())};\n"
+        f'self.ROGAINE_STORE = "{static_url("offline/store.js")}";\n'
+    )
     return Response(
-        f'self.ROGAINE_VERSION = "{worker_version()}";\n{script}',
+        preamble + script,
         media_type="text/javascript",
         headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"},
     )
@@ -130,8 +156,9 @@ def app_shell(request: Request) -> Response:
 def offline_bundle(request: Request, session: SessionDep) -> JSONResponse:
     """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`)."""
     participant = _participant_or_401(request, session)
+    # Private (own save codes): never in a shared cache; revalidated at each use.
     return JSONResponse(
-        offline_flow.bundle(session, participant), headers={"Cache-Control": "no-store"}
+        offline_flow.bundle(session, participant), headers={"Cache-Control": "private, no-cache"}
     )
 
 
@@ -151,4 +178,4 @@ def offline_sync(
         sent_at=body.sent_at,
         clock_tolerance=timedelta(seconds=settings.feed_clock_tolerance_seconds),
     )
-    return JSONResponse(result, headers={"Cache-Control": "no-store"})
+    return JSONResponse(result, headers={"Cache-Control": "private, no-cache"})
