@@ -19,7 +19,7 @@ from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
 from app.events.deps import EventDep, OrganiserOrParticipant
-from app.events.formats import DeckRow, ParticipantRow
+from app.events.formats import DeckRow
 from app.events.schemas import (
     AccessTokenIssued,
     CheckpointRead,
@@ -361,9 +361,7 @@ def create_participant(
     _: OrganiserDep,
 ) -> ParticipantCreated:
     """A participant with a secret `access_token` (shown only now) and their save codes."""
-    new = event_service.create_participant(
-        session, event, ParticipantRow(data.name, data.external_id, data.category)
-    )
+    new = event_service.create_participant(session, event, event_service.participant_row(data))
     return event_service.participant_created(new, settings.base_url)
 
 
