@@ -86,13 +86,14 @@ def full_name(given: str | None, family: str | None) -> str:
 
 # --- encodings --------------------------------------------------------------------------
 
-# (byte order mark, name shown, Python codec); UTF-32 before UTF-16 (same first bytes).
+# (byte order mark, name shown, codec of what follows it); UTF-32 LE before UTF-16 LE
+# (same first bytes).
 _BOMS = (
     (b"\xef\xbb\xbf", "UTF-8", "utf-8"),
-    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32"),
-    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32"),
-    (b"\xff\xfe", "UTF-16", "utf-16"),
-    (b"\xfe\xff", "UTF-16", "utf-16"),
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
+    (b"\xff\xfe", "UTF-16", "utf-16-le"),
+    (b"\xfe\xff", "UTF-16", "utf-16-be"),
 )
 _DECLARATION = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 _TEXT_DECLARATION = re.compile(r"""^(\s*<\?xml[^>]*?encoding\s*=\s*)(["'])[^"']*\2""")
