@@ -126,7 +126,7 @@ def decode_text(data: bytes) -> str:
     if data[:2] in (b"<\x00", b"\x00<"):
         raise _encoding_refused(
             "UTF-16 without BOM",
-            "The file is UTF-16 without a byte order mark; save it as UTF-8 or with a BOM.",
+            "The file is UTF-16 without BOM (byte order mark); save it as UTF-8 or with one.",
         )
     declared = _DECLARATION.match(data[:200])
     if declared and declared.group(1).decode().lower() not in _UTF8_NAMES:
