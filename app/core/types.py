@@ -80,12 +80,13 @@ def _text_type(min_length: int, max_length: int) -> StringConstraints:
 
 _CLEAN = AfterValidator(clean_text)
 _STORABLE = AfterValidator(refuse_unstorable)
+_FOLD = AfterValidator(lambda value: " ".join(value.split()))  # inner runs of spaces: one
 
 # Text a person reads (cleaned, then the length checked).
 Name = Annotated[str, _CLEAN, _text_type(1, 200)]  # event and participant names
 PlayerName = Annotated[str, _CLEAN, _text_type(1, 60)]  # a seat's name in the games
 ShortText = Annotated[str, _CLEAN, _text_type(0, 64)]  # a participant's category
-NamePart = Annotated[str, _CLEAN, _text_type(0, 100)]  # a given or family name, a club
+NamePart = Annotated[str, _CLEAN, _FOLD, _text_type(0, 100)]  # given/family name, club
 KeyName = Annotated[str, _CLEAN, _text_type(1, 120)]  # an integration key's name
 Hint = Annotated[str, _CLEAN, _text_type(0, 2000)]  # a CP's public hint
 Note = Annotated[str, _CLEAN, _text_type(0, 1000)]  # a correction's note
