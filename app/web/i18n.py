@@ -1093,11 +1093,11 @@ IOF_MESSAGES: dict[str, tuple[str, str]] = {
     "input.iof_not_xml": ("Это не XML: {detail}", "This is not well-formed XML: {detail}"),
     "input.iof_namespace": (
         "Это {expected}, но не IOF XML 3.0 (другое пространство имён — может быть, IOF 2.0).",
-        "This is an {expected}, but not IOF XML 3.0 (another namespace: IOF 2.0?).",
+        "This is {expected}, but not IOF XML 3.0 (another namespace: IOF 2.0?).",
     ),
     "input.iof_wrong_document": (
-        "Ожидался {expected}, а в файле {found}.",
-        "Expected an {expected}; the file is a {found}.",
+        "В файле {found}, а нужен {expected}.",
+        "The file is {found}, not {expected}.",
     ),
     "input.iof_no_entries": (
         "В EntryList нет ни одной записи (PersonEntry, TeamEntry).",
