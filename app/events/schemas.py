@@ -212,7 +212,7 @@ def _blank_to_none(data: object, fields: tuple[str, ...]) -> object:
     return data
 
 
-_OPTIONAL_TEXTS = ("given_name", "family_name", "club", "control_card", "external_id", "category")
+_OPTIONAL_TEXTS = ("given_name", "family_name", "club", "control_card")
 
 
 class ParticipantCreate(BaseModel):

@@ -446,7 +446,14 @@ def add_participant(
         "control_card": control_card,
     }
     with redirect_on_error(url, values):
-        data = ParticipantCreate.model_validate({**values, "name": name.strip() or None})
+        data = ParticipantCreate.model_validate(
+            {
+                **values,
+                "name": name.strip() or None,
+                "external_id": external_id.strip() or None,
+                "category": category.strip() or None,
+            }
+        )
         new = events_service.create_participant(
             session, event, events_service.participant_row(data)
         )
