@@ -1112,6 +1112,14 @@ IOF_MESSAGES: dict[str, tuple[str, str]] = {
     "field.family_name": ("фамилия", "family name"),
     "field.club": ("клуб", "club"),
     "field.control_card": ("чип (номер карточки отметки)", "punching card"),
+    "setup.whole_name": (
+        "Имя и фамилия одной строкой или название команды",
+        "Full name in one piece, or the team's name",
+    ),
+    "setup.given_name": ("Имя", "Given name"),
+    "setup.family_name": ("Фамилия", "Family name"),
+    "setup.club": ("Клуб", "Club"),
+    "setup.control_card": ("Чип (номер карточки отметки)", "Punching card (its number)"),
     "setup.kind_person": ("Участник", "Person"),
     "setup.kind_team": ("Команда", "Team"),
     "setup.parts_help": (
