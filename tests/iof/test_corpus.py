@@ -200,8 +200,23 @@ def test_entry_lists_keep_names_parts_clubs_and_cards(
             "iof_wrong_document",
             {"expected": "EntryList", "found": "CompetitorList"},
         ),
+        (
+            (
+                "\ufeff<?xml version='1.0' encoding='UTF-16'?><!DOCTYPE x "
+                "[<!ENTITY e SYSTEM 'file:///etc/passwd'>]><EntryList>&e;</EntryList>"
+            ).encode("utf-16-le"),
+            "iof_dtd",
+            {},
+        ),
     ],
-    ids=["windows-1251", "utf-32", "utf-16-without-bom", "latin-1-undeclared", "competitor-list"],
+    ids=[
+        "windows-1251",
+        "utf-32",
+        "utf-16-without-bom",
+        "latin-1-undeclared",
+        "competitor-list",
+        "dtd-in-utf-16",
+    ],
 )
 def test_a_file_refused_as_a_whole_says_why(
     client: TestClient, admin: dict, session: Session, data: bytes, kind: str, values: dict
