@@ -27,6 +27,7 @@ from app.poker import endpoints as poker
 from app.web import api_docs
 from app.web import common as common_pages
 from app.web.admin import course as course_pages
+from app.web.admin import iof as admin_iof_pages
 from app.web.admin import pages as admin_pages
 from app.web.admin import setup as admin_setup_pages
 from app.web.assets import HashedStaticFiles
@@ -113,6 +114,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(admin_pages.router)
     app.include_router(course_pages.router)
     app.include_router(admin_setup_pages.router)
+    app.include_router(admin_iof_pages.router)
     app.include_router(api_docs.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)

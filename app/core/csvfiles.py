@@ -1,6 +1,7 @@
 """The one place where CSV files are decoded, read and written (imports and exports).
 
-- **Decoding**: UTF-8 (a BOM is allowed), else 422 `csv_not_utf8`.
+- **Decoding**: UTF-8 (a BOM is allowed) or UTF-16 with its BOM, else 422
+  `csv_not_utf8`.
 - **Reading**: `,` or `;` separated (`;` when the header has `;` and no `,`), rows
   numbered as a spreadsheet shows them (the header is row 1). A file the `csv`
   module cannot parse (a bare CR inside an unquoted field, …) is 422 `csv_invalid`
@@ -27,7 +28,16 @@ FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def decode(data: bytes) -> str:
-    """The text of an uploaded CSV file (UTF-8, optional BOM); 422 `csv_not_utf8`."""
+    """The text of an uploaded CSV file (UTF-8, optional BOM; UTF-16 with its BOM, as
+    spreadsheets save "Unicode text"); 422 `csv_not_utf8`."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and not data.startswith(b"\xff\xfe\x00\x00"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise Unprocessable(
+                f"The CSV starts as UTF-16 but is not UTF-16 text (byte {exc.start}).",
+                code="csv_not_utf8",
+            ) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

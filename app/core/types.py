@@ -80,11 +80,13 @@ def _text_type(min_length: int, max_length: int) -> StringConstraints:
 
 _CLEAN = AfterValidator(clean_text)
 _STORABLE = AfterValidator(refuse_unstorable)
+_FOLD = AfterValidator(lambda value: " ".join(value.split()))  # inner runs of spaces: one
 
 # Text a person reads (cleaned, then the length checked).
 Name = Annotated[str, _CLEAN, _text_type(1, 200)]  # event and participant names
 PlayerName = Annotated[str, _CLEAN, _text_type(1, 60)]  # a seat's name in the games
 ShortText = Annotated[str, _CLEAN, _text_type(0, 64)]  # a participant's category
+NamePart = Annotated[str, _CLEAN, _FOLD, _text_type(0, 100)]  # given/family name, club
 KeyName = Annotated[str, _CLEAN, _text_type(1, 120)]  # an integration key's name
 Hint = Annotated[str, _CLEAN, _text_type(0, 2000)]  # a CP's public hint
 Note = Annotated[str, _CLEAN, _text_type(0, 1000)]  # a correction's note
@@ -99,6 +101,17 @@ ExternalIdRef = Annotated[str, _STORABLE, _text_type(1, 64)]  # a participant's 
 
 ExternalId = Annotated[str, _CLEAN, _text_type(1, 64), AfterValidator(_external_id)]
 """A participant's external id (bib number) as given to a new participant: cleaned, no '/'."""
+
+
+def _control_card(value: str) -> str:
+    if not (value.isascii() and value.isdigit()):
+        raise ValueError("must be the punching card's number (digits only)")
+    return value
+
+
+ControlCard = Annotated[str, _CLEAN, _text_type(1, 12), AfterValidator(_control_card)]
+"""A punching card's number (SPORTident, Emit, SFR…): 1 to 12 digits, as MeOS and
+SportOrg read it."""
 
 UTCTime = Annotated[AwareDatetime, AfterValidator(to_utc)]
 """An ISO 8601 time with an offset, as an aware UTC datetime within MIN_TIME…MAX_TIME."""

@@ -19,7 +19,7 @@ from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
 from app.events.deps import EventDep, OrganiserOrParticipant
-from app.events.formats import DeckRow, ParticipantRow
+from app.events.formats import DeckRow
 from app.events.schemas import (
     AccessTokenIssued,
     CheckpointRead,
@@ -361,9 +361,7 @@ def create_participant(
     _: OrganiserDep,
 ) -> ParticipantCreated:
     """A participant with a secret `access_token` (shown only now) and their save codes."""
-    new = event_service.create_participant(
-        session, event, ParticipantRow(data.name, data.external_id, data.category)
-    )
+    new = event_service.create_participant(session, event, event_service.participant_row(data))
     return event_service.participant_created(new, settings.base_url)
 
 
@@ -376,9 +374,12 @@ def create_participant(
 def import_participants(
     event: EventDep, _: OrganiserDep, data: FileDep, session: SessionDep, settings: SettingsDep
 ) -> ParticipantsCreated:
-    """Participants from CSV `name, external_id, category` or from an IOF XML 3.0
-    EntryList (a file whose first non-blank character is `<`); 422 `csv_invalid` /
-    `iof_invalid` names each bad row (entry) and field, and nothing is stored."""
+    """Participants from CSV `name, external_id, category` (and `kind, given_name,
+    family_name, club, control_card`) or from an IOF XML 3.0 EntryList (a file whose
+    first non-blank character after any byte order mark is `<`; UTF-8, or UTF-16 with
+    a BOM); 422 `csv_invalid` / `iof_invalid` names each bad row (entry) and field, or
+    why the whole file was refused (its encoding, another document), and nothing is
+    stored."""
     if iof.looks_like_xml(data):
         created = event_service.import_participants_iof(session, event, data)
     else:

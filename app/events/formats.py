@@ -15,11 +15,21 @@ from xml.etree import ElementTree as ET
 from pydantic import TypeAdapter, ValidationError
 
 from app.core import csvfiles
-from app.core.types import ExternalId, Hint, Name, ShortText
+from app.core.types import ControlCard, ExternalId, Hint, Name, NamePart, ShortText
+from app.events.rules import PARTICIPANT_KINDS, participant_name
 
 CHECKPOINT_COLUMNS = ("number", "card", "lat", "lon", "hint")
 PUBLIC_CHECKPOINT_COLUMNS = ("number", "lat", "lon", "hint")
-PARTICIPANT_COLUMNS = ("name", "external_id", "category")
+PARTICIPANT_COLUMNS = (
+    "name",
+    "external_id",
+    "category",
+    "kind",
+    "given_name",
+    "family_name",
+    "club",
+    "control_card",
+)
 MAX_CHECKPOINT_ROWS = 1000
 MAX_CHECKPOINT_NUMBER = 9999
 MAX_PARTICIPANT_ROWS = 10000
@@ -40,9 +50,17 @@ class DeckRow:
 
 @dataclass
 class ParticipantRow:
+    """A participant as given (JSON, form, CSV row or IOF entry), checked field by field:
+    `name` is the name shown ("Given Family" for a person given in parts)."""
+
     name: str
     external_id: str | None = None
     category: str | None = None
+    kind: str = "person"
+    given_name: str | None = None
+    family_name: str | None = None
+    club: str | None = None
+    control_card: str | None = None
 
 
 def csv_error(row: int, field: str, msg: str) -> dict[str, object]:
@@ -53,6 +71,8 @@ NAME = TypeAdapter(Name)
 EXTERNAL_ID = TypeAdapter(ExternalId)
 CATEGORY = TypeAdapter(ShortText)
 HINT = TypeAdapter(Hint)
+NAME_PART = TypeAdapter(NamePart)
+CONTROL_CARD = TypeAdapter(ControlCard)
 
 
 def _valid(
@@ -145,38 +165,70 @@ def parse_checkpoints_csv(text: str) -> tuple[list[tuple[int, DeckRow]], list[di
     return result, errors
 
 
+def _participant_cells(
+    line: int, row: dict[str, str], errors: list[dict[str, object]]
+) -> dict[str, str | None]:
+    """The optional cells of a participant row, each checked by the API's type (empty:
+    None); `kind` is "person" (also empty) or "team"."""
+    adapters = (
+        ("external_id", EXTERNAL_ID),
+        ("category", CATEGORY),
+        ("given_name", NAME_PART),
+        ("family_name", NAME_PART),
+        ("club", NAME_PART),
+        ("control_card", CONTROL_CARD),
+    )
+    cells: dict[str, str | None] = {}
+    for column, adapter in adapters:
+        value = row.get(column) or None
+        cells[column] = _valid(adapter, line, column, value, errors) or None if value else None
+    kind = (row.get("kind") or "person").lower()
+    if kind not in PARTICIPANT_KINDS:
+        errors.append(csv_error(line, "kind", "must be 'person' or 'team' (empty: person)"))
+    cells["kind"] = kind
+    return cells
+
+
+def _participant_row(line: int, row: dict[str, str]) -> tuple[ParticipantRow | None, list]:
+    errors: list[dict[str, object]] = []
+    name = _valid(NAME, line, "name", row["name"], errors) if row.get("name") else None
+    cells = _participant_cells(line, row, errors)
+    if errors:
+        return None, errors
+    try:
+        shown = participant_name(
+            name, cells["kind"] or "", cells["given_name"], cells["family_name"]
+        )
+    except ValueError as exc:
+        return None, [csv_error(line, "name", "is required" if not name else str(exc))]
+    return ParticipantRow(shown, **cells), []  # type: ignore[arg-type]
+
+
 def parse_participants_csv(
     text: str,
 ) -> tuple[list[tuple[int, ParticipantRow]], list[dict[str, object]]]:
-    """CSV `name, external_id, category` → ([(row number, ParticipantRow)], errors).
+    """CSV → ([(row number, ParticipantRow)], errors); columns (`PARTICIPANT_COLUMNS`)
+    `name, external_id, category, kind, given_name, family_name, club, control_card`.
 
-    `name` is required; `external_id` and `category` may be empty (or absent columns).
-    Each field is checked by the type of the JSON API (`app.core.types`: no NUL, control
-    characters removed, lengths). 422 `csv_invalid` / `csv_too_large` (`MAX_PARTICIPANT_ROWS`)
-    for a file that cannot be read.
+    `name` is required unless `given_name`/`family_name` are given (then it is "Given
+    Family", `rules.participant_name`); the others may be empty or absent columns;
+    `kind` is person (default) or team. Each field is checked by the type of the JSON
+    API (`app.core.types`: no NUL, control characters removed, lengths, the punching
+    card digits only). 422 `csv_invalid` / `csv_too_large` (`MAX_PARTICIPANT_ROWS`) for
+    a file that cannot be read.
     """
     header, rows = _read(text, MAX_PARTICIPANT_ROWS)
-    if "name" not in header:
+    if not {"name", "given_name", "family_name"} & set(header):
         return [], [csv_error(1, "name", "the header has no column 'name'")]
     if not rows:
         return [], [csv_error(2, "name", "the file has no participant rows")]
     result: list[tuple[int, ParticipantRow]] = []
     errors: list[dict[str, object]] = []
     for line, row in rows:
-        row_errors: list[dict[str, object]] = []
-        if row["name"]:
-            name = _valid(NAME, line, "name", row["name"], row_errors)
-        else:
-            row_errors.append(csv_error(line, "name", "is required"))
-        external_id = row.get("external_id") or None
-        if external_id is not None:
-            external_id = _valid(EXTERNAL_ID, line, "external_id", external_id, row_errors)
-        category = row.get("category") or None
-        if category is not None:
-            category = _valid(CATEGORY, line, "category", category, row_errors) or None
+        parsed, row_errors = _participant_row(line, row)
         errors.extend(row_errors)
-        if not row_errors:
-            result.append((line, ParticipantRow(name, external_id, category)))
+        if parsed is not None:
+            result.append((line, parsed))
     return result, errors
 
 

@@ -76,13 +76,23 @@ class Participant(Base):
     """An individual or a team: one account, one access token, one set of save codes."""
 
     __tablename__ = "participant"
-    __table_args__ = (UniqueConstraint("event_id", "external_id"),)
+    __table_args__ = (
+        UniqueConstraint("event_id", "external_id"),
+        CheckConstraint("kind IN ('person', 'team')", name="kind"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
     external_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200))
     category: Mapped[str | None] = mapped_column(String(64))
+    # "person" or "team"; a person's name parts, club and punching card as an entry
+    # list or the organiser gave them (IOF XML: Given, Family, Organisation, ControlCard).
+    kind: Mapped[str] = mapped_column(String(8), default="person", server_default="person")
+    given_name: Mapped[str | None] = mapped_column(String(100))
+    family_name: Mapped[str | None] = mapped_column(String(100))
+    club: Mapped[str | None] = mapped_column(String(100))
+    control_card: Mapped[str | None] = mapped_column(String(12))
     access_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -56,3 +56,30 @@ def deal(seed: int, numbers: Sequence[int]) -> dict[int, str]:
     cards = sorted(DECK)
     random.Random(seed).shuffle(cards)
     return dict(zip(ordered, cards, strict=False))
+
+
+PARTICIPANT_KINDS = ("person", "team")
+MAX_PARTICIPANT_NAME = 200
+
+
+def participant_name(
+    name: str | None, kind: str, given_name: str | None, family_name: str | None
+) -> str:
+    """The name a participant is shown by (issue 28: the parts kept as they came).
+
+    A person with a given or family name is named "Given Family" (`name` may be left
+    out, or must be just that); otherwise `name` is required as it is. A team has no
+    name parts. Raises ValueError with the reason.
+    """
+    if kind == "team" and (given_name or family_name):
+        raise ValueError("a team has no given or family name: give its name")
+    if given_name or family_name:
+        derived = " ".join(part for part in (given_name, family_name) if part)
+        if name and name != derived:
+            raise ValueError(f"name must be {derived!r} (the given and family name) or left out")
+        if len(derived) > MAX_PARTICIPANT_NAME:
+            raise ValueError(f"the name is longer than {MAX_PARTICIPANT_NAME} characters")
+        return derived
+    if not name:
+        raise ValueError("give the name, or the given and family name")
+    return name

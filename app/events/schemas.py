@@ -6,10 +6,27 @@ from datetime import datetime
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from app.core.errors import InputProblem
-from app.core.types import DeckCode, ExternalId, Hint, Name, ShortText, UTCTime
+from app.core.types import (
+    ControlCard,
+    DeckCode,
+    ExternalId,
+    Hint,
+    Name,
+    NamePart,
+    ShortText,
+    UTCTime,
+)
+from app.events.rules import participant_name
 
 HandRanking = Literal["seed", "classic"]
 EventStatus = Literal["draft", "course_open", "course_closed", "ceremony", "finished"]
@@ -182,24 +199,68 @@ class PublicCheckpoints(BaseModel):
     checkpoints: list[CheckpointPublic]
 
 
+ParticipantKind = Literal["person", "team"]
+
+
+def _blank_to_none(data: object, fields: tuple[str, ...]) -> object:
+    """Empty or blank optional texts (a form's empty field) read as absent."""
+    if isinstance(data, dict):
+        return {
+            key: (None if key in fields and isinstance(value, str) and not value.strip() else value)
+            for key, value in data.items()
+        }
+    return data
+
+
+_OPTIONAL_TEXTS = ("given_name", "family_name", "club", "control_card")
+
+
 class ParticipantCreate(BaseModel):
-    """A new participant (individual or team); texts are cleaned (`app.core.types`)."""
+    """A new participant, a person or a team; texts are cleaned (`app.core.types`).
 
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name
-    external_id: ExternalId | None = None
-    category: ShortText | None = None
-
-
-class ParticipantUpdate(BaseModel):
-    """Changes to a participant; omitted fields stay. `category` null clears it."""
+    A person may come with `given_name` and `family_name` (then `name` may be left out:
+    it is "Given Family", `rules.participant_name`); `club` and `control_card` (the
+    punching card's number) are kept for the IOF files.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     name: Name | None = None
     external_id: ExternalId | None = None
     category: ShortText | None = None
+    kind: ParticipantKind = "person"
+    given_name: NamePart | None = None
+    family_name: NamePart | None = None
+    club: NamePart | None = None
+    control_card: ControlCard | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blanks(cls, data: object) -> object:
+        return _blank_to_none(data, _OPTIONAL_TEXTS)
+
+    @model_validator(mode="after")
+    def _name(self) -> ParticipantCreate:
+        self.name = participant_name(self.name, self.kind, self.given_name, self.family_name)
+        return self
+
+
+class ParticipantUpdate(BaseModel):
+    """Changes to a participant; omitted fields stay; null clears `category`, `club`,
+    `control_card` and the name parts. Changing `given_name`/`family_name` renames the
+    person "Given Family"; changing only `name` drops the parts (the name then is one
+    piece). `kind` changes between person and team."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    external_id: ExternalId | None = None
+    category: ShortText | None = None
+    kind: ParticipantKind | None = None
+    given_name: NamePart | None = None
+    family_name: NamePart | None = None
+    club: NamePart | None = None
+    control_card: ControlCard | None = None
 
 
 class ParticipantRead(BaseModel):
@@ -209,6 +270,11 @@ class ParticipantRead(BaseModel):
     external_id: str
     name: str
     category: str | None
+    kind: ParticipantKind = "person"
+    given_name: str | None = None
+    family_name: str | None = None
+    club: str | None = None
+    control_card: str | None = None
     save_codes: list[str]
     created_at: datetime
 

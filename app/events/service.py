@@ -41,6 +41,7 @@ from app.events.schemas import (
     EventPublic,
     EventRead,
     EventUpdate,
+    ParticipantCreate,
     ParticipantCreated,
     ParticipantRead,
     ParticipantUpdate,
@@ -564,45 +565,56 @@ class NewParticipant:
     save_codes: list[str]
 
 
+PARTICIPANT_FIELDS = ("kind", "given_name", "family_name", "club", "control_card")
+
+
+def _fields(participant: Participant) -> dict[str, Any]:
+    """The participant's identity as the API shows it (no token, no save codes)."""
+    return {
+        "id": participant.id,
+        "external_id": participant.external_id,
+        "name": participant.name,
+        "category": participant.category,
+        **{field: getattr(participant, field) for field in PARTICIPANT_FIELDS},
+        "created_at": participant.created_at,
+    }
+
+
 def participant_read(session: Session, participant: Participant) -> ParticipantRead:
     codes = repository.save_codes_by_participant(session, participant.event_id, participant.id)
-    return ParticipantRead(
-        id=participant.id,
-        external_id=participant.external_id,
-        name=participant.name,
-        category=participant.category,
-        save_codes=codes.get(participant.id, []),
-        created_at=participant.created_at,
-    )
+    return ParticipantRead(**_fields(participant), save_codes=codes.get(participant.id, []))
 
 
 def participant_reads(session: Session, event: Event) -> list[ParticipantRead]:
     """Every participant of the event with their save codes (organiser only)."""
     codes = repository.save_codes_by_participant(session, event.id)
     return [
-        ParticipantRead(
-            id=p.id,
-            external_id=p.external_id,
-            name=p.name,
-            category=p.category,
-            save_codes=codes.get(p.id, []),
-            created_at=p.created_at,
-        )
+        ParticipantRead(**_fields(p), save_codes=codes.get(p.id, []))
         for p in repository.participants(session, event.id)
     ]
 
 
 def participant_created(new: NewParticipant, base_url: str) -> ParticipantCreated:
-    p = new.participant
     return ParticipantCreated(
-        id=p.id,
-        external_id=p.external_id,
-        name=p.name,
-        category=p.category,
+        **_fields(new.participant),
         save_codes=new.save_codes,
-        created_at=p.created_at,
         access_token=new.access_token,
         personal_url=personal_url(base_url, new.access_token),
+    )
+
+
+def participant_row(data: ParticipantCreate) -> ParticipantRow:
+    """The row of a participant given as JSON or a page's form (`ParticipantCreate`
+    already named them, `rules.participant_name`)."""
+    return ParticipantRow(
+        data.name or "",
+        data.external_id,
+        data.category,
+        data.kind,
+        data.given_name or None,
+        data.family_name or None,
+        data.club or None,
+        data.control_card,
     )
 
 
@@ -707,6 +719,7 @@ def _insert_participants(
             "external_id": row.external_id or next(generated),
             "name": row.name,
             "category": row.category,
+            **{field: getattr(row, field) for field in PARTICIPANT_FIELDS},
             "access_token_hash": hash_token(token),
             "created_at": now,
         }
@@ -791,7 +804,19 @@ def import_participants_iof(
             "msg": msg,
         }
 
-    rows = [ParticipantRow(entry.name, entry.external_id, entry.category) for entry in entries]
+    rows = [
+        ParticipantRow(
+            entry.name,
+            entry.external_id,
+            entry.category,
+            "team" if entry.kind == "TeamEntry" else "person",
+            entry.given_name,
+            entry.family_name,
+            entry.club,
+            entry.control_card,
+        )
+        for entry in entries
+    ]
     repository.lock_participant_numbers(session, event.id)  # then read the ids in use
     errors.extend(_external_id_errors(session, event, rows, locate))
     if errors:
@@ -818,6 +843,43 @@ def create_participant(
     return create_participants(session, event, [row], json_locator("participant"), actor)[0]
 
 
+def _renamed(participant: Participant, changes: dict[str, Any]) -> dict[str, Any]:
+    """The changes of a PATCH with the name rule applied (`rules.participant_name`):
+    new name parts rename the person "Given Family"; a new `name` alone drops the parts
+    (the name is one piece again); a person made a team drops its parts. Unprocessable
+    (422) for null `name`, `external_id` or `kind`, or parts that do not fit."""
+    if any(changes.get(key, "") is None for key in ("name", "external_id", "kind")):
+        raise Unprocessable(
+            "name, external_id and kind cannot be null.",
+            errors=[
+                {
+                    "loc": ["body"],
+                    "msg": "name/external_id/kind may not be null",
+                    "type": "value_error",
+                }
+            ],
+        )
+    changes = {k: (v or None) if k in PARTICIPANT_FIELDS[1:] else v for k, v in changes.items()}
+    parts_given = bool({"given_name", "family_name"} & changes.keys())
+    kind = changes.get("kind", participant.kind)
+    if not parts_given and ("name" in changes or kind == "team"):
+        changes.update(given_name=None, family_name=None)
+    given = changes.get("given_name", participant.given_name)
+    family = changes.get("family_name", participant.family_name)
+    if parts_given:
+        try:
+            whole = None if (given or family) else participant.name  # both parts cleared
+            name = rules.participant_name(changes.get("name") or whole, kind, given, family)
+        except ValueError as exc:
+            field = "name" if kind != "team" else "kind"
+            raise Unprocessable(
+                str(exc),
+                errors=[{"loc": ["body", field], "msg": str(exc), "type": "value_error"}],
+            ) from exc
+        changes["name"] = name
+    return changes
+
+
 def update_participant(
     session: Session,
     event: Event,
@@ -827,14 +889,7 @@ def update_participant(
 ) -> Participant:
     """Rename, recategorise or renumber a participant; a taken `external_id` is Conflict
     `external_id_taken` (409)."""
-    changes = data.model_dump(exclude_unset=True)
-    if changes.get("name", "") is None or changes.get("external_id", "") is None:
-        raise Unprocessable(
-            "name and external_id cannot be null.",
-            errors=[
-                {"loc": ["body"], "msg": "name/external_id may not be null", "type": "value_error"}
-            ],
-        )
+    changes = _renamed(participant, data.model_dump(exclude_unset=True))
     new_id = changes.get("external_id")
     if new_id is not None:
         repository.lock_participant_numbers(session, event.id)

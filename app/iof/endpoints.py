@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from app.core.deps import SessionDep, SettingsDep
+from app.core.deps import SessionDep
 from app.core.principal import OrganiserDep
 from app.events.deps import EventDep
 from app.events.endpoints import FileDep
-from app.events.schemas import CheckpointRead
-from app.events.service import checkpoint_read
 from app.iof import service
+from app.iof.schemas import CourseDataReport
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/iof", tags=["iof"])
 
@@ -47,15 +46,26 @@ def get_course_data(event: EventDep, session: SessionDep) -> Response:
     return _xml(service.course_data_xml(session, event), f"event-{event.id}-course-data.xml")
 
 
-@router.post("/course-data", response_model=list[CheckpointRead], openapi_extra=XML_BODY)
+@router.post("/course-data", response_model=CourseDataReport, openapi_extra=XML_BODY)
 def import_course_data(
-    event: EventDep, data: FileDep, session: SessionDep, settings: SettingsDep, _: OrganiserDep
-) -> list[CheckpointRead]:
-    """Move the CPs to the positions of a CourseData from a course-setting program
-    (controls matched by id = CP number); answers the CPs moved. 422 `iof_invalid`
-    names the controls that are not CPs of the deck; nothing changes then."""
-    moved = service.import_course_data(session, event, data)
-    return [checkpoint_read(cp, settings.base_url) for cp in moved]
+    event: EventDep, data: FileDep, session: SessionDep, _: OrganiserDep
+) -> CourseDataReport:
+    """Place the CPs at the positions of a CourseData from a course-setting program
+    (controls matched by id = CP number; start, finish and crossing points recognised
+    by their type or their course) and answer the report: CPs placed, CPs the file
+    names without a position, controls that are not CPs and why, CPs the file does not
+    name, CPs without a position now. 422 `iof_invalid` (nothing changed) for a file
+    that is not a CourseData (UTF-8, or UTF-16 with a BOM), saying why, or a control
+    whose position is out of range."""
+    return service.import_course_data(session, event, data)
+
+
+@router.get("/entry-list.xml", response_class=Response, responses=XML_RESPONSE)
+def get_entry_list(event: EventDep, session: SessionDep, _: OrganiserDep) -> Response:
+    """EntryList of the participants (organiser): persons with their given and family
+    names as they came, teams, clubs, punching cards and categories; an EntryList
+    import reads it back as the same participants. Never a token or a save code."""
+    return _xml(service.entry_list_xml(session, event), f"event-{event.id}-entry-list.xml")
 
 
 @router.get("/result-list.xml", response_class=Response, responses=XML_RESPONSE)

@@ -815,8 +815,8 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.csv_file": ("Файл CSV (UTF-8)", "CSV file (UTF-8)"),
     "setup.upload": ("Загрузить", "Upload"),
     "setup.csv_or_iof_file": (
-        "Файл CSV (UTF-8) или IOF XML 3.0 EntryList",
-        "CSV file (UTF-8) or IOF XML 3.0 EntryList",
+        "Файл CSV (UTF-8) или IOF XML 3.0 EntryList (UTF-8, UTF-16 с BOM)",
+        "CSV file (UTF-8) or IOF XML 3.0 EntryList (UTF-8, UTF-16 with a BOM)",
     ),
     "setup.edit_help": (
         "Подсказку и координаты можно исправить в строке и сохранить, даже после старта.",
@@ -837,12 +837,19 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "Номер — как в системе отметки; пусто — следующий свободный.",
         "Number as in the timing system; empty: the next free one.",
     ),
-    "setup.import_participants": ("Импорт участников из CSV", "Import participants from a CSV"),
+    "setup.import_participants": (
+        "Импорт участников из CSV или IOF XML",
+        "Import participants from a CSV or IOF XML",
+    ),
     "setup.participants_csv_help": (
-        "Столбцы name, external_id, category; первая строка — заголовок. При любой ошибке "
-        "никто не добавляется, ошибки показаны по строкам.",
-        "Columns name, external_id, category; the first row is the header. On any error "
-        "nobody is added; the errors are listed by row.",
+        "Столбцы name, external_id, category, а также kind (person/team), given_name, "
+        "family_name, club, control_card; первая строка — заголовок. При любой ошибке "
+        "никто не добавляется, ошибки показаны по строкам. IOF XML EntryList — в UTF-8 "
+        "или UTF-16 с BOM.",
+        "Columns name, external_id, category, and kind (person/team), given_name, "
+        "family_name, club, control_card; the first row is the header. On any error "
+        "nobody is added; the errors are listed by row. An IOF XML EntryList: UTF-8, or "
+        "UTF-16 with a BOM.",
     ),
     "setup.actions": ("Действия", "Actions"),
     "setup.print_card": ("Карточка", "Card"),
@@ -956,7 +963,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "В файле IOF XML есть ошибки, никто не добавлен:",
         "The IOF XML file has errors; nobody was added:",
     ),
-    "error.csv_not_utf8": ("Файл должен быть в кодировке UTF-8.", "The file must be UTF-8."),
+    "error.csv_not_utf8": (
+        "Файл должен быть в кодировке UTF-8 (или UTF-16 с BOM).",
+        "The file must be UTF-8 (or UTF-16 with a BOM).",
+    ),
     "error.csv_too_large": ("Файл слишком большой.", "The file is too large."),
     "error.payload_too_large": ("Файл слишком большой.", "The file is too large."),
     "error.deck_invalid": (
@@ -997,8 +1007,131 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
         "The request signature is too old.",
     ),
 }
+# The IOF XML page (app/web/admin/iof.py) and the participants' IOF fields (issue 28).
+IOF_MESSAGES: dict[str, tuple[str, str]] = {
+    "admin.iof": ("IOF XML", "IOF XML"),
+    "iof.title": ("Обмен IOF XML 3.0", "IOF XML 3.0 exchange"),
+    "iof.report": ("Что сделала загрузка CourseData", "What the CourseData upload did"),
+    "iof.placed": (
+        "КП размещено по координатам файла: {count}",
+        "CPs placed at the file's positions: {count}",
+    ),
+    "iof.no_position": (
+        "КП в файле без координат (остались на месте): {count}",
+        "CPs in the file without a position (left where they were): {count}",
+    ),
+    "iof.map_only": ("только позиция на карте", "map position only"),
+    "iof.not_in_file": (
+        "КП колоды, которых нет в файле: {count}",
+        "CPs of the deck not in the file: {count}",
+    ),
+    "iof.without_position": (
+        "КП колоды без координат сейчас: {count}",
+        "CPs of the deck without a position now: {count}",
+    ),
+    "iof.not_cps": (
+        "Пункты файла, которые не КП: {count}",
+        "Controls of the file that are not CPs: {count}",
+    ),
+    "iof.line": ("Строка файла", "Line"),
+    "iof.why": ("Почему", "Why"),
+    "iof.reason.start": ("старт", "start"),
+    "iof.reason.finish": ("финиш", "finish"),
+    "iof.reason.crossing_point": ("пункт перехода", "crossing point"),
+    "iof.reason.end_of_marked_route": ("конец маркированного участка", "end of a marked route"),
+    "iof.reason.not_a_number": ("номер не число", "its id is not a number"),
+    "iof.reason.duplicate": ("номер уже был выше", "the number came earlier in the file"),
+    "iof.reason.not_in_deck": ("такого КП нет в колоде", "no such CP in the deck"),
+    "iof.by.type": ("так помечен сам пункт (type)", "the control's type says so"),
+    "iof.by.course": (
+        "так он стоит в дистанции (CourseControl)",
+        "a course says so (CourseControl)",
+    ),
+    "iof.by.id": ("по имени, как пишет MeOS (S…, F…)", "by its id, as MeOS names them (S…, F…)"),
+    "iof.by.number": ("по номеру", "by its number"),
+    "iof.placed_list": ("Размещённые КП", "The CPs placed"),
+    "iof.course_data_upload": ("Координаты КП из CourseData", "CP positions from a CourseData"),
+    "iof.course_data_file": (
+        "Файл IOF XML 3.0 CourseData (UTF-8 или UTF-16 с BOM)",
+        "IOF XML 3.0 CourseData file (UTF-8, or UTF-16 with a BOM)",
+    ),
+    "iof.course_data_help": (
+        "Из Purple Pen, OCAD, Condes, MeOS. КП находятся по номеру (Id); старт, финиш и "
+        "пункты перехода узнаются по типу пункта или по дистанции. Карты и коды не меняются; "
+        "после загрузки здесь будет отчёт.",
+        "From Purple Pen, OCAD, Condes, MeOS. CPs are matched by number (Id); start, finish "
+        "and crossing points are recognised by the control's type or by the course. Cards "
+        "and codes never change; the report shows here after the upload.",
+    ),
+    "iof.downloads": ("Скачать", "Download"),
+    "iof.course_data_download": ("КП с координатами ({count})", "the CPs with positions ({count})"),
+    "iof.entry_list_download": (
+        "участники с именем и фамилией, клубом и чипом ({count})",
+        "participants with given and family names, club and card ({count})",
+    ),
+    "iof.result_list_download": ("итоги церемонии", "the ceremony's results"),
+    "iof.downloads_help": (
+        "Читаются MeOS, SportOrg, ooresults и проходят проверку схемой IOF.xsd.",
+        "Read by MeOS, SportOrg and ooresults, and valid against IOF.xsd.",
+    ),
+    "error.course_data_invalid": (
+        "Файл CourseData не прочитан, ни один КП не сдвинут:",
+        "The CourseData was not read; no CP was moved:",
+    ),
+    "input.iof_encoding": (
+        "Файл в кодировке {encoding}; сохраните его в UTF-8 (или UTF-16 с BOM).",
+        "The file is encoded in {encoding}; save it as UTF-8 (or UTF-16 with a BOM).",
+    ),
+    "input.iof_not_utf8": (
+        "Файл не в UTF-8 (байт {byte}); сохраните его в UTF-8.",
+        "The file is not UTF-8 (byte {byte}); save it as UTF-8.",
+    ),
+    "input.iof_dtd": (
+        "В файле объявлен DTD или сущности — такие файлы не принимаются.",
+        "The file declares a DTD or entities; such files are refused.",
+    ),
+    "input.iof_not_xml": ("Это не XML: {detail}", "This is not well-formed XML: {detail}"),
+    "input.iof_namespace": (
+        "Это {expected}, но не IOF XML 3.0 (другое пространство имён — может быть, IOF 2.0).",
+        "This is {expected}, but not IOF XML 3.0 (another namespace: IOF 2.0?).",
+    ),
+    "input.iof_wrong_document": (
+        "В файле {found}, а нужен {expected}.",
+        "The file is {found}, not {expected}.",
+    ),
+    "input.iof_no_entries": (
+        "В EntryList нет ни одной записи (PersonEntry, TeamEntry).",
+        "The EntryList has no entry (PersonEntry, TeamEntry).",
+    ),
+    "input.iof_no_race": (
+        "В CourseData нет RaceCourseData.",
+        "The CourseData has no RaceCourseData.",
+    ),
+    "field.kind": ("участник или команда", "person or team"),
+    "field.given_name": ("имя", "given name"),
+    "field.family_name": ("фамилия", "family name"),
+    "field.club": ("клуб", "club"),
+    "field.control_card": ("чип (номер карточки отметки)", "punching card"),
+    "setup.whole_name": (
+        "Имя и фамилия одной строкой или название команды",
+        "Full name in one piece, or the team's name",
+    ),
+    "setup.given_name": ("Имя", "Given name"),
+    "setup.family_name": ("Фамилия", "Family name"),
+    "setup.club": ("Клуб", "Club"),
+    "setup.control_card": ("Чип (номер карточки отметки)", "Punching card (its number)"),
+    "setup.kind_person": ("Участник", "Person"),
+    "setup.kind_team": ("Команда", "Team"),
+    "setup.parts_help": (
+        "Для участника можно указать имя и фамилию вместо общего имени: они сохранятся "
+        "раздельно для IOF XML. Чип — номер карточки отметки (только цифры).",
+        "For a person, give the given and family name instead of the name: they are kept "
+        "apart for IOF XML. The punching card is its number (digits only).",
+    ),
+}
 BASE_KEYS = frozenset(MESSAGES)  # a setup message never replaces one of these (tested)
 MESSAGES.update(SETUP_MESSAGES)
+MESSAGES.update(IOF_MESSAGES)
 
 
 def negotiate(request: Request) -> str:

@@ -75,9 +75,9 @@ def test_course_data_we_export_imports_back_its_controls(
     session.commit()
     exported = client.get(f"/api/v1/events/{source.id}/iof/course-data.xml").content
 
-    parsed, errors = iof.parse_course_data(exported)
-    assert errors == []
-    assert [(p.control.number, p.control.lat, p.control.lon) for p in parsed] == [
+    reading = iof.parse_course_data(exported)
+    assert (reading.errors, reading.not_cps) == ([], [])
+    assert [(p.control.number, p.control.lat, p.control.lon) for p in reading.controls] == [
         (n, pytest.approx(55 + n / 1000), pytest.approx(37 + n / 1000)) for n in range(1, 55)
     ]
 
@@ -89,8 +89,10 @@ def test_course_data_we_export_imports_back_its_controls(
         content=exported,
         headers={**admin, "content-type": "application/xml"},
     )
-    moved = ok(response)
-    assert len(moved) == 54
+    report = ok(response)
+    assert [cp["number"] for cp in report["placed"]] == list(range(1, 55))
+    assert report["no_position"] == report["not_cps"] == report["not_in_file"] == []
+    assert report["without_position"] == []
     session.expire_all()
     cp12 = session.scalar(select(Checkpoint).filter_by(event_id=target.id, number=12))
     assert (cp12.lat, cp12.lon, cp12.card, cp12.hint) == (
@@ -101,7 +103,7 @@ def test_course_data_we_export_imports_back_its_controls(
     )
 
 
-def test_course_data_import_names_controls_that_are_not_cps_and_changes_nothing(
+def test_course_data_import_reports_controls_that_are_not_cps(
     client: TestClient, admin: dict, session: Session
 ) -> None:
     event = make_event(session)
@@ -115,30 +117,49 @@ def test_course_data_import_names_controls_that_are_not_cps_and_changes_nothing(
     <Control><Id>99</Id><Position lng="37.9" lat="55.9"/></Control>
   </RaceCourseData>
 </CourseData>""".encode()
+    url = f"/api/v1/events/{event.id}/iof/course-data"
+    headers = {**admin, "content-type": "application/xml"}
+    assert (
+        client.post(url, content=xml, headers={"content-type": "application/xml"}).status_code
+        == 401
+    )
+    report = ok(client.post(url, content=xml, headers=headers))
+    assert report["placed"] == [{"number": 3, "lat": 55.3, "lon": 37.3}]
+    # the start is typed; 99 is a number but no CP of the deck (line 7)
+    assert report["not_cps"] == [
+        {"id": "S1", "line": 5, "reason": "start", "by": "type"},
+        {"id": "99", "line": 7, "reason": "not_in_deck", "by": "number"},
+    ]
+    assert report["not_in_file"] == [n for n in range(1, 55) if n != 3]
+    session.expire_all()
+    cp3 = session.scalar(select(Checkpoint).filter_by(event_id=event.id, number=3))
+    assert (cp3.lat, cp3.lon) == (pytest.approx(55.3), pytest.approx(37.3))
+
+
+def test_course_data_with_a_position_out_of_range_changes_nothing(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    event = make_event(session)
+    session.commit()
+    xml = f"""<CourseData xmlns="{iof.IOF_NS}" iofVersion="3.0"><RaceCourseData>
+<Control><Id>3</Id><Position lng="37.3" lat="55.3"/></Control>
+<Control><Id>4</Id><Position lng="37.3" lat="95"/></Control>
+</RaceCourseData></CourseData>""".encode()
     response = client.post(
         f"/api/v1/events/{event.id}/iof/course-data",
         content=xml,
         headers={**admin, "content-type": "application/xml"},
     )
     problem(response, 422, "iof_invalid")
-    # the start is skipped; CP 3 is row 1, control 99 row 2 on line 7
     assert response.json()["errors"] == [
         {
             "row": 2,
             "element": "Control",
-            "line": 7,
-            "field": "number",
-            "msg": "CP 99 is not in the deck",
+            "line": 3,
+            "field": "lat",
+            "msg": "Position needs lat in -90..90 and lng in -180..180",
         }
     ]
-    assert (
-        client.post(
-            f"/api/v1/events/{event.id}/iof/course-data",
-            content=xml,
-            headers={"content-type": "application/xml"},
-        ).status_code
-        == 401
-    )
     session.expire_all()
     cp3 = session.scalar(select(Checkpoint).filter_by(event_id=event.id, number=3))
     assert (cp3.lat, cp3.lon) == (pytest.approx(55.003), pytest.approx(37.003))
@@ -339,8 +360,9 @@ def test_result_list_after_the_ceremony_with_places_and_winning_combinations(
         ("E", None, "DidNotStart"),
     ]
     first = document.find("i:ClassResult/i:PersonResult", NS)
-    assert first.findtext("i:Person/i:Name/i:Given", namespaces=NS) == "Participant"
-    assert first.findtext("i:Person/i:Name/i:Family", namespaces=NS) == "B"
+    # a name that came in one piece is written whole as Family, never split at a guess
+    assert first.findtext("i:Person/i:Name/i:Given", namespaces=NS) == ""
+    assert first.findtext("i:Person/i:Name/i:Family", namespaces=NS) == "Participant B"
     combination = first.find("i:Result/i:Extensions/rp:Combination", NS)
     assert combination.get("place") == "1"
     assert combination.get("category") == "four_of_a_kind"
@@ -368,11 +390,17 @@ def test_result_list_before_any_auction_has_everyone_unplaced(
 # ----------------------------------------------------------------- pure parts
 
 
-def test_names_split_into_given_and_family() -> None:
-    assert iof._split_name("Анна Мария Петрова") == ("Анна", "Мария Петрова")
-    assert iof._split_name("Лоси") == ("", "Лоси")
+def test_name_parts_are_written_as_they_came() -> None:
+    person = iof.Competitor("1", "Hans Peter von Bülow", "person", "Hans Peter", "von Bülow")
+    assert person.name_parts() == ("Hans Peter", "von Bülow")
+    assert iof.Competitor("T", "Команда «Лось»", "team").name_parts() == ("", "Команда «Лось»")
+    assert iof.Competitor("2", "Анна Мария Петрова").name_parts() == ("", "Анна Мария Петрова")
 
 
 def test_looks_like_xml() -> None:
     assert iof.looks_like_xml(b"\xef\xbb\xbf  \n<EntryList/>")
+    assert iof.looks_like_xml("\ufeff<EntryList/>".encode("utf-16-le"))  # FF FE, then "<"
+    assert iof.looks_like_xml("\ufeff <EntryList/>".encode("utf-16-be"))
+    assert iof.looks_like_xml("<EntryList/>".encode("utf-16-le"))  # no BOM: refused as XML
     assert not iof.looks_like_xml(b"name,external_id\n")
+    assert not iof.looks_like_xml("\ufeffname,external_id\n".encode("utf-16-le"))

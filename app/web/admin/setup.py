@@ -27,7 +27,6 @@ from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.endpoints import MAX_CSV_BYTES, csv_text
-from app.events.formats import ParticipantRow
 from app.events.models import Event
 from app.events.qr import personal_url, qr_svg
 from app.events.schemas import (
@@ -419,17 +418,37 @@ def add_participant(
     name: Text = "",
     external_id: Text = "",
     category: Text = "",
+    kind: Text = "person",
+    given_name: Text = "",
+    family_name: Text = "",
+    club: Text = "",
+    control_card: Text = "",
 ) -> Response:
-    """Add one participant (`events.service.create_participant`); the page then shows their
-    personal link once."""
+    """Add one participant, a person (a name, or the given and family name) or a team,
+    with club and punching card (`events.service.create_participant`); the page then
+    shows their personal link once."""
     url = event_url(event, "/participants")
-    values = {"name": name, "external_id": external_id, "category": category}
+    values = {
+        "name": name,
+        "external_id": external_id,
+        "category": category,
+        "kind": kind,
+        "given_name": given_name,
+        "family_name": family_name,
+        "club": club,
+        "control_card": control_card,
+    }
     with redirect_on_error(url, values):
-        data = ParticipantCreate(
-            name=name, external_id=external_id.strip() or None, category=category.strip() or None
+        data = ParticipantCreate.model_validate(
+            {
+                **values,
+                "name": name.strip() or None,
+                "external_id": external_id.strip() or None,
+                "category": category.strip() or None,
+            }
         )
         new = events_service.create_participant(
-            session, event, ParticipantRow(data.name, data.external_id, data.category)
+            session, event, events_service.participant_row(data)
         )
     link = personal_url(settings.base_url, new.access_token)
     response = done(url, "participant_added")
