@@ -7,7 +7,7 @@ so that every export writes them back as they came (issue 28). Existing rows kee
 their one `name` and get no parts.
 
 Revision ID: 0016_person_name_parts
-Revises: 0012_auction_reveal
+Revises: 0013_chain_decisions
 Create Date: 2026-12-07 08:40:00
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016_person_name_parts"
-down_revision: str | None = "0012_auction_reveal"
+down_revision: str | None = "0013_chain_decisions"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

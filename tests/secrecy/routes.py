@@ -78,6 +78,7 @@ ROUTES: dict[str, Route] = {
     "/admin/login": Route("sign-in form"),
     "/admin/new-event": Route("new event form"),
     "/admin/events/{event_id}": Route("dashboard"),
+    "/admin/events/{event_id}/iof": Route("IOF exchange page"),
     "/admin/events/{event_id}/live.json": Route("dashboard poll"),
     "/admin/events/{event_id}/ceremony": Route("ceremony page"),
     "/admin/events/{event_id}/ceremony.json": Route("ceremony poll", "since=0"),
@@ -119,6 +120,7 @@ ROUTES: dict[str, Route] = {
     "/api/v1/events/{event_id}/corrections": Route("the organiser's corrections"),
     "/api/v1/events/{event_id}/integration-keys": Route("integration keys"),
     "/api/v1/events/{event_id}/iof/course-data.xml": Route("IOF CourseData"),
+    "/api/v1/events/{event_id}/iof/entry-list.xml": Route("IOF EntryList"),
     "/api/v1/events/{event_id}/iof/result-list.xml": Route("IOF ResultList"),
     "/api/v1/events/{event_id}/live": Route(
         "the live stream (SSE); the phone's compact form too", stream=True, also=("counts=false",)

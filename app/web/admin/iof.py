@@ -23,7 +23,7 @@ from app.events.models import Event
 from app.iof import service as iof_service
 from app.iof.schemas import CourseDataReport
 from app.web.admin.setup import Upload, event_url, page, read_upload
-from app.web.forms import AdminPage, CsrfDep, PageRedirect, redirect_on_error
+from app.web.forms import AdminPage, PageRedirect, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -51,7 +51,6 @@ def upload_course_data(
     request: Request,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     file: Upload = None,
 ) -> Response:
     """Place the CPs from an uploaded CourseData (`iof.service.import_course_data`) and
