@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from alembic import command
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, column, select, table
 from sqlalchemy.orm import Session
 
 from app.core import chain
 from app.core.audit import AuditEntry
 from app.core.ledger import EventChain
-from app.events.models import Event, Participant, ParticipantIdentity
+from app.events.models import Event, ParticipantIdentity
 from app.feed.models import SourceClock
 from app.flows import log_chain
 from tests.conftest import alembic_config
@@ -30,7 +30,11 @@ def test_0013_chains_clocks_lots_and_identities(empty_engine: Engine) -> None:  
             "hand_ranking": "seed", "save_codes_per_participant": 10, "award_places": 3,
             "status": "ceremony", "created_at": OPENS,
         })  # fmt: skip
-        connection.execute(Participant.__table__.insert(), [
+        # the participant table as 0012 has it (later revisions add columns)
+        participant_0012 = table("participant", *(column(c) for c in (
+            "id", "event_id", "external_id", "name", "category", "access_token_hash",
+            "created_at")))  # fmt: skip
+        connection.execute(participant_0012.insert(), [
             {"id": 8, "event_id": 1, "external_id": "102", "name": "B", "category": "M21",
              "access_token_hash": "b" * 64, "created_at": at},
             {"id": 7, "event_id": 1, "external_id": "101", "name": "A", "category": None,
