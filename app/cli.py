@@ -94,8 +94,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "app.main:app",
         host=host,
         port=port,
-        workers=args.workers,
+        workers=args.workers or settings.workers,
+        # X-Forwarded-For/-Proto are believed from the proxy's addresses only (never '*').
         proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         log_level=settings.log_level.lower(),
         # Our RequestLogMiddleware writes the access line with secret path segments
         # redacted; uvicorn's own access log would print /p/{token} and /t/{code}.
@@ -373,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the web service")
     serve.add_argument("--host", help="default: HOST, else 127.0.0.1")
     serve.add_argument("--port", type=int, help="default: PORT, else 8000")
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--workers", type=int, default=None, help="default: WORKERS")
     serve.add_argument(
         "--lang", choices=("ru", "en"), default="ru", help="language of the demo event (ru)"
     )
