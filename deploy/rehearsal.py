@@ -300,9 +300,9 @@ class Rehearsal:
                 check=True,
                 capture_output=True,
             )
+        name, root = "rehearsal-caddy-root", str(self.root_certificate)
         subprocess.run(
-            [CERTUTIL, "-A", "-d", database, "-t", "C,,", "-n", "rehearsal-caddy-root", "-i"]
-            + [str(self.root_certificate)],
+            [CERTUTIL, "-A", "-d", database, "-t", "C,,", "-n", name, "-i", root],
             check=True,
             capture_output=True,
         )
