@@ -52,6 +52,7 @@ CADDYFILE = """\
 	http_port {http_port}
 	https_port {https_port}
 	auto_https disable_redirects
+	grace_period 2s
 	storage file_system {storage}
 }}
 
@@ -269,6 +270,19 @@ class Rehearsal:
         )
         log.close()
         wait_for(self.root_certificate.exists, "Caddy's root certificate")
+        wait_for(self._port_open, "the proxy's port")
+
+    def stop_proxy(self) -> None:
+        """Stop Caddy (the network is gone for every client); `start_proxy` brings it back
+        on the same port with the same CA."""
+        assert self.caddy is not None
+        self.caddy.kill()  # at once, open connections with it
+        self.caddy.wait()
+        wait_for(lambda: not self._port_open(), "the proxy's port closed")
+
+    def _port_open(self) -> bool:
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", self.https_port)) == 0
 
     def _proxy_ready(self) -> bool:
         assert self.caddy is not None and self.caddy.poll() is None, "caddy exited"
