@@ -247,21 +247,28 @@ def https_client(rehearsal: Rehearsal, **kwargs) -> httpx.AsyncClient:
 
 
 async def closed_loop(rehearsal: Rehearsal, clients: int, seconds: float, call) -> float:
-    """`clients` loops (each its own connection) calling `call(client)` for `seconds`;
-    units done per second."""
+    """`clients` loops (each its own connection) calling `call(client)` for `seconds`,
+    counted from when every client has made its TLS handshake; units done per second."""
     done = 0
-    end = time.monotonic() + seconds
+    ready = 0
+    go = asyncio.Event()
+    window: dict[str, float] = {}
 
     async def loop() -> None:
-        nonlocal done
+        nonlocal done, ready
         async with https_client(rehearsal) as client:
             await call(client)  # the TLS handshake, before the clock
-            while time.monotonic() < end:
+            ready += 1
+            if ready == clients:
+                window["start"] = time.monotonic()
+                window["end"] = window["start"] + seconds
+                go.set()
+            await go.wait()
+            while time.monotonic() < window["end"]:
                 done += await call(client)
 
-    started = time.monotonic()
     await asyncio.gather(*(loop() for _ in range(clients)))
-    return done / (time.monotonic() - started)
+    return done / (time.monotonic() - window["start"])
 
 
 async def capacity(args, rehearsal: Rehearsal, event_id: int, people, codes) -> dict:
@@ -524,6 +531,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def merged(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    return {k: first.get(k, 0) + second.get(k, 0) for k in sorted({*first, *second})}
+
+
 def report(args, capacity_figures: dict, event: dict, stored: tuple, ceremony: dict) -> dict:
     rows, ids = stored
     field_tally, phone_tally = event["field"], event["phones"]
@@ -538,8 +549,8 @@ def report(args, capacity_figures: dict, event: dict, stored: tuple, ceremony: d
         "duplicates": rows - len(ids),
         "requests": field_tally.requests + phone_tally.requests,
         "requests_retried": field_tally.retries + phone_tally.retries,
-        "retried_because": {**field_tally.failures, **phone_tally.failures},
-        "rejected_4xx": {**field_tally.rejected, **phone_tally.rejected},
+        "retried_because": merged(field_tally.failures, phone_tally.failures),
+        "rejected_4xx": merged(field_tally.rejected, phone_tally.rejected),
         "feed_takes_per_s": round(capacity_figures["feed_takes_per_s"], 1),
         "healthz_rps": round(capacity_figures["healthz_rps"], 1),
     }
