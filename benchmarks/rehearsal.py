@@ -44,6 +44,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -141,6 +142,8 @@ class Tally:
     """What the clients saw."""
 
     sent: set[str] = field(default_factory=set)  # source ids sent
+    killed_at: float | None = None  # monotonic time of the kill
+    sessions_across_kill: int = 0  # phones signed in before the kill, synced after it
     acked: set[str] = field(default_factory=set)  # source ids acknowledged
     requests: int = 0
     retries: int = 0
@@ -216,6 +219,7 @@ async def phone(
             tally.note(type(exc).__name__, tally.failures)
         if cookie is None:
             await asyncio.sleep(RETRY_PAUSE)
+    signed_in_at = time.monotonic()
     headers = {
         "Cookie": f"{PARTICIPANT_COOKIE}={cookie}",
         "Origin": str(client.base_url).rstrip("/"),
@@ -232,7 +236,37 @@ async def phone(
         ]
         source = f"phone-{ext.replace('r', 'p'):0>8}"
         body = {"source": source, "takes": takes, "sent_at": datetime.now(UTC).isoformat()}
-        await deliver(client, "/me/offline/sync", body, tally, headers=headers)
+        answered = await deliver(client, "/me/offline/sync", body, tally, headers=headers)
+        killed = tally.killed_at
+        if answered and r == rounds - 1 and killed is not None and signed_in_at < killed:
+            tally.sessions_across_kill += 1
+
+
+class Organiser:
+    """The organiser's browser: signed in once through the form (cookie session); its
+    dashboard is asked for after each kill, through the proxy (whichever host answers)."""
+
+    def __init__(self, rehearsal: Rehearsal) -> None:
+        self.client = rehearsal.client(follow_redirects=False)
+        page = self.client.get("/admin/login")
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+        assert csrf is not None, "no csrf_token on /admin/login"
+        form = {"token": rehearsal.admin_token, "csrf_token": csrf.group(1), "next": "/admin"}
+        signed_in = self.client.post("/admin/login", data=form)
+        assert signed_in.status_code == 303 and signed_in.headers["location"] == "/admin"
+        self.checks: list[int] = []
+
+    def check(self) -> None:
+        """GET /admin with the session cookie: 200 while the session lives (else 303)."""
+        for _ in range(int(DEADLINE / RETRY_PAUSE)):
+            try:
+                status = self.client.get("/admin").status_code
+            except httpx.HTTPError:
+                status = 0
+            if status and status < 500:
+                self.checks.append(status)
+                return
+            time.sleep(RETRY_PAUSE)
 
 
 # ---------------------------------------------------------------------- measurements
@@ -265,7 +299,8 @@ async def closed_loop(rehearsal: Rehearsal, clients: int, seconds: float, call) 
                 go.set()
             await go.wait()
             while time.monotonic() < window["end"]:
-                done += await call(client)
+                units = await call(client)  # (`done += await …` would read `done` first)
+                done += units
 
     await asyncio.gather(*(loop() for _ in range(clients)))
     return done / (time.monotonic() - window["start"])
@@ -302,7 +337,9 @@ async def capacity(args, rehearsal: Rehearsal, event_id: int, people, codes) -> 
     return {"healthz_rps": healthz, "feed_takes_per_s": takes}
 
 
-async def event_phase(args, rehearsal: Rehearsal, event_id: int, people, codes) -> dict:
+async def event_phase(
+    args, rehearsal: Rehearsal, event_id: int, people, codes, organiser: Organiser
+) -> dict:
     """Field devices and phones through the proxy; host 0 killed and restarted meanwhile."""
     admin = {"headers": {"Authorization": f"Bearer {rehearsal.admin_token}"}}
     takes = field_takes(people, codes, args.takes, datetime.now(UTC) - timedelta(hours=1))
@@ -328,13 +365,14 @@ async def event_phase(args, rehearsal: Rehearsal, event_id: int, people, codes) 
     running = asyncio.gather(*work)
     total = len(takes) + 6 * len(people)
     await wait_until(lambda: len(field_tally.acked) + len(phone_tally.acked) >= total // 3)
-    killed_at = time.monotonic()
+    killed_at = phone_tally.killed_at = time.monotonic()
     rehearsal.kill(0)
     print(f"  kill -9 host 0 after {len(field_tally.acked) + len(phone_tally.acked)} takes")
     await asyncio.sleep(args.down)
     await asyncio.to_thread(rehearsal.start_host, 0)
     print(f"  host 0 back after {time.monotonic() - killed_at:.1f} s")
     await asyncio.wait_for(running, DEADLINE * 5)
+    await asyncio.to_thread(organiser.check)
     return {"field": field_tally, "phones": phone_tally}
 
 
@@ -430,7 +468,9 @@ class Watcher:
             self.last_id = ident
 
 
-async def ceremony_phase(args, rehearsal: Rehearsal, event_id: int, streams: int) -> dict:
+async def ceremony_phase(
+    args, rehearsal: Rehearsal, event_id: int, streams: int, browser: Organiser
+) -> dict:
     admin = {"Authorization": f"Bearer {rehearsal.admin_token}"}
     async with httpx.AsyncClient(
         base_url=f"{rehearsal.url}{API}/events/{event_id}",
@@ -471,6 +511,7 @@ async def ceremony_phase(args, rehearsal: Rehearsal, event_id: int, streams: int
         await asyncio.sleep(args.down)
         await asyncio.to_thread(rehearsal.start_host, 1)
         await act("open 2", "/auctions/2/open")
+        await asyncio.to_thread(browser.check)
         truth = await database_truth(rehearsal, organiser, event_id)
         caught_up = await wait_until(lambda: all(agrees(w, truth) for w in watchers))
         stop.set()
@@ -551,6 +592,7 @@ def report(args, capacity_figures: dict, event: dict, stored: tuple, ceremony: d
         "requests_retried": field_tally.retries + phone_tally.retries,
         "retried_because": merged(field_tally.failures, phone_tally.failures),
         "rejected_4xx": merged(field_tally.rejected, phone_tally.rejected),
+        "phone_sessions_across_kill": phone_tally.sessions_across_kill,
         "feed_takes_per_s": round(capacity_figures["feed_takes_per_s"], 1),
         "healthz_rps": round(capacity_figures["healthz_rps"], 1),
     }
@@ -575,6 +617,9 @@ def print_report(figures: dict) -> None:
           f"{f['streams_reconnected']} reconnected, reconnect median "
           f"{f['reconnect_median_s']} s, max {f['reconnect_max_s']} s; final state equal to "
           f"the database: {f['streams_final_state_equal']} of {f['streams']}")  # fmt: skip
+    print(f"sessions: {f['phone_sessions_across_kill']} phones signed in before the kill "
+          f"synced after it; the organiser's dashboard after each kill: "
+          f"{f['organiser_session_after_kills']} (200: still signed in)")  # fmt: skip
     print(f"feed through the proxy: {f['feed_takes_per_s']} takes/s; /healthz through the "
           f"proxy: {f['healthz_rps']} req/s; ratio {f['feed_vs_healthz']}")  # fmt: skip
     print(json.dumps(figures, sort_keys=True))
@@ -594,9 +639,13 @@ def main(argv: list[str] | None = None) -> int:
         event_id, people, codes = build_event(rehearsal, args.participants, args.seed)
         capacity_figures = asyncio.run(capacity(args, rehearsal, event_id, people, codes))
         print(f"capacity: {capacity_figures}")
-        event = asyncio.run(event_phase(args, rehearsal, event_id, people, codes))
+        organiser = Organiser(rehearsal)
+        event = asyncio.run(event_phase(args, rehearsal, event_id, people, codes, organiser))
         stored = takes_in_database(url, event_id)
-        ceremony = asyncio.run(ceremony_phase(args, rehearsal, event_id, args.participants))
+        ceremony = asyncio.run(
+            ceremony_phase(args, rehearsal, event_id, args.participants, organiser)
+        )
+        ceremony["organiser_session_after_kills"] = organiser.checks
     figures = report(args, capacity_figures, event, stored, ceremony)
     print_report(figures)
     return 0
