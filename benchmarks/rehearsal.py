@@ -71,6 +71,7 @@ RETRY_PAUSE = 0.5  # seconds between a client's retries of a failed request
 DEADLINE = 180.0  # seconds any awaited condition may take before the run reports it missed
 ACKED = ("accepted", "duplicate_delivery")
 PARTICIPANT_COOKIE = "rp_participant"  # app.web.sessions
+STARTED = time.monotonic()
 
 
 def ensure_caddy() -> None:
@@ -596,12 +597,19 @@ def report(args, capacity_figures: dict, event: dict, stored: tuple, ceremony: d
         "feed_takes_per_s": round(capacity_figures["feed_takes_per_s"], 1),
         "healthz_rps": round(capacity_figures["healthz_rps"], 1),
     }
+    figures["feed_requests_per_s"] = round(figures["feed_takes_per_s"] / args.batch, 1)
     figures["feed_vs_healthz"] = round(figures["feed_takes_per_s"] / figures["healthz_rps"], 3)
+    figures["feed_requests_vs_healthz"] = round(
+        figures["feed_requests_per_s"] / figures["healthz_rps"], 3
+    )
+    figures["batch"] = args.batch
+    figures["clients"] = args.clients
     figures.update({k: v for k, v in ceremony.items()})
     for key in ("reconnect_median_s", "reconnect_max_s"):
         if figures[key] is not None:
             figures[key] = round(figures[key], 2)
     figures["load_average"] = round(os.getloadavg()[0], 1)
+    figures["elapsed_s"] = round(time.monotonic() - STARTED, 1)
     return figures
 
 
@@ -620,8 +628,10 @@ def print_report(figures: dict) -> None:
     print(f"sessions: {f['phone_sessions_across_kill']} phones signed in before the kill "
           f"synced after it; the organiser's dashboard after each kill: "
           f"{f['organiser_session_after_kills']} (200: still signed in)")  # fmt: skip
-    print(f"feed through the proxy: {f['feed_takes_per_s']} takes/s; /healthz through the "
-          f"proxy: {f['healthz_rps']} req/s; ratio {f['feed_vs_healthz']}")  # fmt: skip
+    print(f"feed through the proxy ({f['clients']} clients, {f['batch']} takes a request): "
+          f"{f['feed_takes_per_s']} takes/s = {f['feed_requests_per_s']} requests/s; "
+          f"/healthz through the proxy: {f['healthz_rps']} req/s; ratio {f['feed_vs_healthz']}"
+          f" (requests: {f['feed_requests_vs_healthz']})")  # fmt: skip
     print(json.dumps(figures, sort_keys=True))
 
 
