@@ -92,3 +92,30 @@ def test_readyz_when_the_database_has_no_slot_left(pg_engine) -> None:
     finally:
         with pg_engine.begin() as connection:
             connection.execute(text(f"DROP ROLE {role}"))
+
+
+def test_serve_trusts_the_configured_proxy_and_runs_workers(monkeypatch, tmp_path) -> None:
+    import uvicorn
+
+    from app import cli
+    from app.core.config import get_settings
+    from tests.conftest import ADMIN_TOKEN
+
+    calls: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    monkeypatch.setattr(cli, "load_demo_if_empty", lambda *a, **k: None)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.db'}")
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ADMIN_TOKEN", ADMIN_TOKEN)
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.5")
+    monkeypatch.setenv("WORKERS", "3")
+    get_settings.cache_clear()
+    try:
+        cli.main(["serve", "--port", "8999"])
+        cli.main(["serve", "--port", "8999", "--workers", "2"])
+    finally:
+        get_settings.cache_clear()
+    assert [(c["forwarded_allow_ips"], c["workers"], c["proxy_headers"]) for c in calls] == [
+        ("10.0.0.5", 3, True),
+        ("10.0.0.5", 2, True),
+    ]
