@@ -53,6 +53,12 @@ def ensure_admin_token(settings: Settings) -> tuple[str, bool]:
     return token, True
 
 
+HTTPS_NOTE = (
+    "  Phones need HTTPS for offline play and the camera: for an event, deploy behind a\n"
+    "  TLS proxy (README, Deploying for a real event); here: deploy/rehearsal.py"
+)
+
+
 def served_address(settings: Settings, args: argparse.Namespace) -> tuple[str, int]:
     """The (host, port) `serve` listens on: `--host`/`--port`, else HOST/PORT."""
     return args.host or settings.host, args.port or settings.port
@@ -83,6 +89,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"  Rogaine Poker on http://{host}:{port}")
     print(f"  Organiser pages: http://{host}:{port}/admin/login")
     print(f"  API docs:        http://{host}:{port}/docs")
+    if not settings.base_url.startswith("https://"):
+        print(HTTPS_NOTE)
     kept = admin_token_path(settings)
     origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
     print(f"  Organiser token: {token}  ({origin})")

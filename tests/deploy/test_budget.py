@@ -119,3 +119,28 @@ def test_serve_trusts_the_configured_proxy_and_runs_workers(monkeypatch, tmp_pat
         ("10.0.0.5", 3, True),
         ("10.0.0.5", 2, True),
     ]
+
+
+def test_serve_says_phones_need_https(monkeypatch, tmp_path, capsys) -> None:
+    import uvicorn
+
+    from app import cli
+    from app.core.config import get_settings
+    from tests.conftest import ADMIN_TOKEN
+
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)
+    monkeypatch.setattr(cli, "load_demo_if_empty", lambda *a, **k: None)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.db'}")
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ADMIN_TOKEN", ADMIN_TOKEN)
+    monkeypatch.delenv("BASE_URL", raising=False)
+    get_settings.cache_clear()
+    try:
+        cli.main(["serve", "--port", "8999"])
+        assert cli.HTTPS_NOTE in capsys.readouterr().out
+        monkeypatch.setenv("BASE_URL", "https://poker.example.org")
+        get_settings.cache_clear()
+        cli.main(["serve", "--port", "8999"])
+        assert cli.HTTPS_NOTE not in capsys.readouterr().out
+    finally:
+        get_settings.cache_clear()

@@ -46,7 +46,7 @@ DEADLINE = 120.0  # seconds, for conditions (a loaded CI machine is slow)
 
 
 @pytest.fixture(scope="module")
-def rehearsal(pg_engine) -> Iterator[Rehearsal]:
+def rehearsal(pg_engine, tmp_path_factory) -> Iterator[Rehearsal]:
     """Caddy + two hosts on the run's PostgreSQL database, for this module."""
     if conftest.test_database_url() is None:
         pytest.skip(PG_SKIP_REASON)
@@ -55,7 +55,8 @@ def rehearsal(pg_engine) -> Iterator[Rehearsal]:
     truncate_all(pg_engine)
     url = pg_engine.url.render_as_string(hide_password=False)
     env = {"AUTH_FAILURES_PER_WINDOW": str(FAILURES_ALLOWED)}
-    with Rehearsal(url, env=env) as running:
+    workdir = tmp_path_factory.mktemp("rehearsal")  # Caddyfile, CA, logs
+    with Rehearsal(url, env=env, workdir=workdir) as running:
         yield running
     truncate_all(pg_engine)
 
