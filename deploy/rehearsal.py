@@ -63,7 +63,8 @@ localhost:{https_port} {{
 		# A host that died: the request is retried on the other host for up to 10 s.
 		lb_try_duration 10s
 		lb_try_interval 250ms
-		fail_duration 10s
+		# Active checks only: with passive ones (fail_duration), Caddy 2.6 answered 503
+		# "no upstreams available" to every POST for 10 s after a host died (rehearsal).
 		health_uri /readyz
 		health_interval 2s
 		flush_interval -1
