@@ -564,6 +564,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--window", type=float, default=15.0, help="capacity window, s")
     parser.add_argument("--down", type=float, default=5.0, help="s a killed host stays down")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers per host")
+    parser.add_argument(
+        "--db-max-connections",
+        type=int,
+        default=60,
+        help="DB_MAX_CONNECTIONS of the hosts: this run's share of the PostgreSQL server "
+        "(default 60 of its 100: the server may be shared with other databases)",
+    )
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--pg-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="rogaine_rehearsal_bench")
@@ -603,6 +610,7 @@ def report(args, capacity_figures: dict, event: dict, stored: tuple, ceremony: d
         figures["feed_requests_per_s"] / figures["healthz_rps"], 3
     )
     figures["batch"] = args.batch
+    figures["db_max_connections"] = args.db_max_connections
     figures["clients"] = args.clients
     figures.update({k: v for k, v in ceremony.items()})
     for key in ("reconnect_median_s", "reconnect_max_s"):
@@ -644,7 +652,8 @@ def main(argv: list[str] | None = None) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, needed), hard))
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     url = recreate_database(args.pg_url, args.database)
-    with Rehearsal(url, workers=args.workers) as rehearsal:
+    budget = {"DB_MAX_CONNECTIONS": str(args.db_max_connections)}
+    with Rehearsal(url, workers=args.workers, env=budget) as rehearsal:
         print(f"proxy {rehearsal.url} -> " + ", ".join(h.url for h in rehearsal.app_hosts))
         event_id, people, codes = build_event(rehearsal, args.participants, args.seed)
         capacity_figures = asyncio.run(capacity(args, rehearsal, event_id, people, codes))
