@@ -233,6 +233,16 @@ def test_a_phone_installs_the_service_worker_over_https_and_plays_offline(
     assert takes_stored(pg_engine, vera.id) == 1
     context.close()
 
+    # The same participant on a laptop, over HTTPS: the server has the synced take.
+    laptop = trusting_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = laptop.new_page()
+    page.goto(f"{rehearsal.url}/p/{vera.access_token}")
+    page.wait_for_selector("html[data-offline=ready]", timeout=DEADLINE * 1000)
+    assert page.evaluate("window.isSecureContext") is True
+    assert "Рука (1 из 5)" in page.inner_text("main") and "Q♥" in page.inner_text("main")
+    screenshot(page, "rehearsal-1280-me-synced")
+    laptop.close()
+
 
 def test_the_proxy_answers_https_only_with_its_certificate(rehearsal) -> None:
     with (
