@@ -15,5 +15,8 @@ RUN useradd --system --uid 10001 --home /srv/rogaine rogaine \
 USER rogaine
 
 EXPOSE 8000
-# Migrate, then serve; proxy headers so BASE_URL-relative links and client IPs are right.
-CMD ["sh", "-c", "alembic upgrade head && exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*' --no-access-log --workers ${WEB_CONCURRENCY:-2}"]
+# Migrate (unless MIGRATE_AT_START=0: docker-compose.yml migrates once, before both hosts),
+# then serve. X-Forwarded-For/-Proto are believed only from FORWARDED_ALLOW_IPS, the
+# reverse proxy's address (default 127.0.0.1: nobody else; the app refuses '*').
+# WORKERS worker processes (the connection budget counts them: README, "Deploying").
+CMD ["sh", "-c", "if [ \"${MIGRATE_AT_START:-1}\" != 0 ]; then alembic upgrade head || exit 1; fi; exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips \"${FORWARDED_ALLOW_IPS:-127.0.0.1}\" --no-access-log --workers \"${WORKERS:-1}\""]

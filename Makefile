@@ -24,13 +24,13 @@ run: migrate
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/rogaine-poker serve
 
 test: install-dev
-	$(BIN)/ruff check app tests benchmarks
+	$(BIN)/ruff check app tests benchmarks deploy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install-dev
-	$(BIN)/ruff check app tests benchmarks
-	$(BIN)/ruff format --check app tests benchmarks
+	$(BIN)/ruff check app tests benchmarks deploy
+	$(BIN)/ruff format --check app tests benchmarks deploy
 
 bench: install-dev
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done

@@ -53,6 +53,12 @@ def ensure_admin_token(settings: Settings) -> tuple[str, bool]:
     return token, True
 
 
+HTTPS_NOTE = (
+    "  Phones need HTTPS for offline play and the camera: for an event, deploy behind a\n"
+    "  TLS proxy (README, Deploying for a real event); here: deploy/rehearsal.py"
+)
+
+
 def served_address(settings: Settings, args: argparse.Namespace) -> tuple[str, int]:
     """The (host, port) `serve` listens on: `--host`/`--port`, else HOST/PORT."""
     return args.host or settings.host, args.port or settings.port
@@ -83,6 +89,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"  Rogaine Poker on http://{host}:{port}")
     print(f"  Organiser pages: http://{host}:{port}/admin/login")
     print(f"  API docs:        http://{host}:{port}/docs")
+    if not settings.base_url.startswith("https://"):
+        print(HTTPS_NOTE)
     kept = admin_token_path(settings)
     origin = f"generated and kept in {kept}" if generated else f"from {_token_origin(settings)}"
     print(f"  Organiser token: {token}  ({origin})")
@@ -94,8 +102,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "app.main:app",
         host=host,
         port=port,
-        workers=args.workers,
+        workers=args.workers or settings.workers,
+        # X-Forwarded-For/-Proto are believed from the proxy's addresses only (never '*').
         proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         log_level=settings.log_level.lower(),
         # Our RequestLogMiddleware writes the access line with secret path segments
         # redacted; uvicorn's own access log would print /p/{token} and /t/{code}.
@@ -385,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the web service")
     serve.add_argument("--host", help="default: HOST, else 127.0.0.1")
     serve.add_argument("--port", type=int, help="default: PORT, else 8000")
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--workers", type=int, default=None, help="default: WORKERS")
     serve.add_argument(
         "--lang", choices=("ru", "en"), default="ru", help="language of the demo event (ru)"
     )

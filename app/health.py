@@ -32,6 +32,37 @@ def database_revisions(engine: Engine) -> set[str]:
         return set(MigrationContext.configure(connection).get_current_heads())
 
 
+REFUSALS = (
+    ("too many clients", "the server has no connection slot left (max_connections)"),
+    ("too many connections", "the server has no connection slot left for this role or database"),
+    ("connection refused", "nothing accepts connections at its address"),
+    ("the database system is starting up", "the server is starting up"),
+    ("the database system is shutting down", "the server is shutting down"),
+    ("password authentication failed", "it refused the credentials of DATABASE_URL"),
+    ("does not exist", "the database or role of DATABASE_URL does not exist"),
+)
+
+
+def unavailable_detail(exc: BaseException) -> str:
+    """Why the database refused us, in words an operator can act on (no URL or password).
+
+    Known PostgreSQL refusals are named (a full server says "too many clients"); anything
+    else is reported by its exception class.
+    """
+    message = str(exc).lower()
+    known = [meaning for marker, meaning in REFUSALS if marker in message]
+    if not known:
+        return f"The database is unreachable ({exc.__class__.__name__})."
+    meaning = known[0]
+    hint = ""
+    if "slot" in meaning:
+        hint = (
+            " Check the connection budget: (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) //"
+            " (APP_HOSTS x WORKERS) per process (README, Deploying for a real event)."
+        )
+    return f"The database refused a connection: {meaning}.{hint}"
+
+
 @router.get("/healthz")
 def healthz() -> dict[str, str]:
     """The process is up."""
@@ -40,14 +71,18 @@ def healthz() -> dict[str, str]:
 
 @router.get("/readyz", responses={503: {"description": "Database unreachable or not migrated"}})
 def readyz(request: Request) -> JSONResponse:
-    """The database is reachable and its schema is at the migration head."""
+    """The database is reachable and its schema is at the migration head.
+
+    503 `database_unavailable` (with why: e.g. no connection slot left) when the
+    database refuses or does not answer; 503 `migrations_pending` when its schema is
+    not at the head this code ships. A load balancer sends no traffic to a host
+    answering 503.
+    """
     engine: Engine = request.app.state.engine
     try:
         current = database_revisions(engine)
     except Exception as exc:  # any driver error means "not ready"
-        return problem_response(
-            503, "database_unavailable", f"Database unreachable: {exc.__class__.__name__}"
-        )
+        return problem_response(503, "database_unavailable", unavailable_detail(exc))
     heads = request.app.state.migration_heads
     if current != heads:
         return problem_response(

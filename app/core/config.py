@@ -13,6 +13,8 @@ DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILE = "rogaine.db"
 ADMIN_TOKEN_MIN_LENGTH = 32  # characters, in production
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
+LISTEN_CONNECTIONS = 1  # per process on PostgreSQL: app.live.listener's LISTEN connection
+MIN_CONNECTIONS_PER_PROCESS = LISTEN_CONNECTIONS + 1
 
 
 class Settings(BaseSettings):
@@ -37,8 +39,27 @@ class Settings(BaseSettings):
     data_dir: Path = DEFAULT_DATA_DIR
     host: str = "127.0.0.1"
     port: int = 8000
-    db_pool_size: int = 10
-    db_max_overflow: int = 20
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description="Comma-separated addresses (or networks) of the reverse proxy whose "
+        "X-Forwarded-For / X-Forwarded-Proto the app believes; never '*'.",
+    )
+    app_hosts: int = Field(default=1, ge=1, description="App hosts sharing the database.")
+    workers: int = Field(default=1, ge=1, description="Worker processes of each app host.")
+    db_max_connections: int = Field(
+        default=100, ge=1, description="PostgreSQL's `max_connections`."
+    )
+    db_reserved_connections: int = Field(
+        default=10,
+        ge=0,
+        description="Connections left to everything else: superusers, migrations, backups, psql.",
+    )
+    db_pool_size: int = Field(
+        default=10, ge=1, description="At most this many connections kept per process."
+    )
+    db_max_overflow: int = Field(
+        default=20, ge=0, description="At most this many extra connections per process."
+    )
     feed_batch_max_takes: int = Field(
         default=1000,
         ge=1,
@@ -126,6 +147,47 @@ class Settings(BaseSettings):
                     "in production"
                 )
         return self
+
+    @model_validator(mode="after")
+    def _refuse_any_proxy(self) -> Settings:
+        if "*" in self.forwarded_allow_ips:
+            raise ValueError(
+                "FORWARDED_ALLOW_IPS must name the proxy's addresses, not '*': any client "
+                "could then choose its own address (and dodge the sign-in throttle)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _connection_budget_fits(self) -> Settings:
+        if not self.is_sqlite and self.connections_per_process < MIN_CONNECTIONS_PER_PROCESS:
+            raise ValueError(
+                f"connection budget: (DB_MAX_CONNECTIONS {self.db_max_connections} - "
+                f"DB_RESERVED_CONNECTIONS {self.db_reserved_connections}) // (APP_HOSTS "
+                f"{self.app_hosts} x WORKERS {self.workers}) = "
+                f"{self.connections_per_process} connections per process; each needs at "
+                f"least {MIN_CONNECTIONS_PER_PROCESS} (one LISTEN, one for requests)"
+            )
+        return self
+
+    @property
+    def connections_per_process(self) -> int:
+        """PostgreSQL connections one app process may open (its share of the budget):
+        (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (APP_HOSTS x WORKERS)."""
+        processes = self.app_hosts * self.workers
+        return (self.db_max_connections - self.db_reserved_connections) // processes
+
+    @property
+    def pool_size(self) -> int:
+        """Connections the pool of one process keeps: DB_POOL_SIZE, lowered to fit the
+        process's share minus its one LISTEN connection (`app.live.listener`)."""
+        return max(1, min(self.db_pool_size, self.connections_per_process - LISTEN_CONNECTIONS))
+
+    @property
+    def pool_overflow(self) -> int:
+        """Extra connections one process may open under load: DB_MAX_OVERFLOW, lowered so
+        that LISTEN + `pool_size` + overflow fit `connections_per_process`."""
+        room = self.connections_per_process - LISTEN_CONNECTIONS - self.pool_size
+        return max(0, min(self.db_max_overflow, room))
 
     @property
     def is_sqlite(self) -> bool:

@@ -97,8 +97,8 @@ def make_engine(settings: Settings) -> Engine:
         return engine
     return create_engine(
         settings.database_url,
-        pool_size=settings.db_pool_size,
-        max_overflow=settings.db_max_overflow,
+        pool_size=settings.pool_size,  # the connection budget: Settings.pool_size
+        max_overflow=settings.pool_overflow,
         pool_pre_ping=True,
     )
 

@@ -33,12 +33,13 @@ def database_concurrency(settings: Settings) -> int:
     """How many requests of one process may hold a database session at the same time.
 
     SQLite: 4 (every transaction takes the write lock, they run one at a time
-    anyway). PostgreSQL: the connection pool (pool size + overflow), at most 32,
+    anyway). PostgreSQL: the connection pool (pool size + overflow after the connection
+    budget, `Settings.pool_size`), at most 32,
     always below the thread pool's 40 threads.
     """
     if settings.is_sqlite:
         return 4
-    return max(1, min(settings.db_pool_size + settings.db_max_overflow, THREAD_POOL_SIZE - 8))
+    return max(1, min(settings.pool_size + settings.pool_overflow, THREAD_POOL_SIZE - 8))
 
 
 def database_slots(app: object) -> asyncio.Semaphore:
