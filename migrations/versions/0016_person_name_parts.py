@@ -22,15 +22,27 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+_PARTS = (("given_name", 100), ("family_name", 100), ("club", 100), ("control_card", 12))
+
+
 def upgrade() -> None:
+    if op.get_bind().dialect.name == "sqlite":
+        # Not batch mode: recreating `participant` would drop it, and with SQLite's
+        # foreign keys on, its takes, states and bids with it (ON DELETE CASCADE).
+        # SQLite adds a column in place, its CHECK constraint included.
+        op.execute(
+            "ALTER TABLE participant ADD COLUMN kind VARCHAR(8) DEFAULT 'person' NOT NULL "
+            "CONSTRAINT ck_participant_kind CHECK (kind IN ('person', 'team'))"
+        )
+        for name, length in _PARTS:
+            op.add_column("participant", sa.Column(name, sa.String(length=length)))
+        return
     with op.batch_alter_table("participant", schema=None) as batch_op:
         batch_op.add_column(
             sa.Column("kind", sa.String(length=8), server_default="person", nullable=False)
         )
-        batch_op.add_column(sa.Column("given_name", sa.String(length=100), nullable=True))
-        batch_op.add_column(sa.Column("family_name", sa.String(length=100), nullable=True))
-        batch_op.add_column(sa.Column("club", sa.String(length=100), nullable=True))
-        batch_op.add_column(sa.Column("control_card", sa.String(length=12), nullable=True))
+        for name, length in _PARTS:
+            batch_op.add_column(sa.Column(name, sa.String(length=length), nullable=True))
         batch_op.create_check_constraint("kind", "kind IN ('person', 'team')")
 
 

@@ -55,8 +55,10 @@ def test_checkpoint_print_sheet(
     assert '<div class="number">17</div>' in html
     # Printed at A4 with each QR at least 6 cm wide (11 cm: readable from about 1 m).
     # (the styles are a static file: the pages' CSP allows no inline styles)
-    assert '<link rel="stylesheet" href="/static/print_checkpoints.css">' in html
-    css = client.get("/static/print_checkpoints.css").text
+    sheet = r'<link rel="stylesheet" href="(/static/print_checkpoints\.[0-9a-f]{12}\.css)">'
+    link = re.search(sheet, html)
+    assert link is not None
+    css = client.get(link.group(1)).text
     assert "size: A4" in css
     side = float(re.search(r"\.qr svg \{ width: (\d+(?:\.\d+)?)cm", css).group(1))
     assert side >= 6

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from alembic import command
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, column, select, table
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core import chain
-from app.events.models import Event, Participant
+from app.events.models import Event
 from app.feed.models import ParticipantState, Take, TakeVoid
 from app.flows import log_chain
 from tests.conftest import alembic_config
@@ -26,7 +26,9 @@ def test_0008_chains_stored_takes_voids_bids_and_withdrawals(empty_engine: Engin
             "hand_ranking": "seed", "save_codes_per_participant": 10, "award_places": 3,
             "status": "ceremony", "created_at": OPENS,
         })  # fmt: skip
-        connection.execute(Participant.__table__.insert(), {
+        columns = ("id", "event_id", "external_id", "name", "access_token_hash", "created_at")
+        participant_0006 = table("participant", *(column(c) for c in columns))
+        connection.execute(participant_0006.insert(), {
             "id": 7, "event_id": 1, "external_id": "101", "name": "A",
             "access_token_hash": "a" * 64, "created_at": OPENS,
         })  # fmt: skip
