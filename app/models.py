@@ -7,11 +7,14 @@ from app.core.guard import AuthFailure, OrganiserSession
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import (
     Combination,
+    DeviceContact,
     IntegrationKey,
     ParticipantState,
     SourceClock,
+    SyncDeadline,
     Take,
     TakeOutcome,
+    TakeReview,
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
@@ -27,6 +30,7 @@ __all__ = [
     "BidWithdrawal",
     "Checkpoint",
     "Combination",
+    "DeviceContact",
     "Event",
     "Game",
     "GameAction",
@@ -39,7 +43,9 @@ __all__ = [
     "ParticipantState",
     "SaveCode",
     "SourceClock",
+    "SyncDeadline",
     "Take",
     "TakeOutcome",
+    "TakeReview",
     "TakeVoid",
 ]

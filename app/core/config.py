@@ -55,6 +55,18 @@ class Settings(BaseSettings):
         description="A batch whose `sent_at` is further than this from the server clock has "
         "its takes' times corrected by the device's offset.",
     )
+    phone_clock_jump_seconds: float = Field(
+        default=300,
+        ge=0,
+        description="A phone batch whose clock offset differs from the device's previous "
+        "contact by more than this is listed for the organiser's review (RULES.md I-22).",
+    )
+    phone_clock_review_seconds: float = Field(
+        default=7200,
+        ge=0,
+        description="A phone batch whose clock offset is larger than this is listed for the "
+        "organiser's review (RULES.md I-22).",
+    )
     feed_signature_max_age_seconds: int = Field(
         default=86400,
         ge=1,

@@ -605,6 +605,64 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.source": ("Источник", "Source"),
     "admin.device_time": ("по часам устройства {time}", "device clock {time}"),
     "admin.device_clocks": ("Часы устройств", "Device clocks"),
+    # the review of phone times (RULES.md I-22)
+    "review.title": ("Проверка времени телефонов", "Phone times to review"),
+    "review.lead": (
+        "Взятия, время которых сервер не может подтвердить. Они засчитаны по правилам, "
+        "пока вы не решите: «Принять» ничего не меняет, «Аннулировать» отменяет взятие "
+        "(это исправление попадает в журнал).",
+        "Takes whose time the server cannot corroborate. They count as the rules say until "
+        "you decide: Accept changes nothing, Void cancels the take (a logged correction).",
+    ),
+    "review.open": ("Ждут решения: {count}", "Waiting for a decision: {count}"),
+    "review.total": ("всего в списке: {count}", "listed in all: {count}"),
+    "review.received": ("Получено сервером", "Received by the server"),
+    "review.why": ("Почему в списке", "Why listed"),
+    "review.reason.late_arrival": (
+        "пришло после закрытия, а время взятия — до закрытия",
+        "arrived after the close, dated before it",
+    ),
+    "review.reason.offset_jump": (
+        "часы телефона скачком сдвинулись: {offset} с против {previous} с раньше",
+        "the phone's clock jumped: {offset} s against {previous} s before",
+    ),
+    "review.reason.large_correction": (
+        "часы телефона сильно расходятся с сервером: {offset} с",
+        "the phone's clock is far off the server's: {offset} s",
+    ),
+    "review.accept": ("Принять", "Accept"),
+    "review.void": ("Аннулировать", "Void"),
+    "review.decision.accepted": ("принято", "accepted"),
+    "review.decision.voided": ("аннулировано", "voided"),
+    "review.empty": ("Список пуст.", "Nothing to review."),
+    "review.pages": ("Страницы", "Pages"),
+    "review.deadline": ("Срок синхронизации", "Sync deadline"),
+    "review.deadline_help": (
+        "Необязательно. Взятия с телефонов, пришедшие на сервер позже этого времени "
+        "(после закрытия дистанции), не записываются.",
+        "Optional. Phone takes that reach the server after this time (after the close) are "
+        "not stored.",
+    ),
+    "review.deadline_set": ("Срок: {time}", "Deadline: {time}"),
+    "review.deadline_none": ("Срок не задан.", "No deadline."),
+    "review.deadline_label": (
+        "Срок (время события; пусто — без срока)",
+        "Deadline (event time; empty: none)",
+    ),
+    "admin.review_link": ("Проверка времени телефонов: {count}", "Phone times to review: {count}"),
+    "admin.done.sync_deadline": ("Срок синхронизации сохранён.", "The sync deadline was saved."),
+    "admin.done.review_accepted": ("Взятие принято.", "The take was accepted."),
+    "admin.done.review_voided": ("Взятие аннулировано.", "The take was voided."),
+    "error.deadline_before_close": (
+        "Срок синхронизации должен быть позже закрытия дистанции.",
+        "The sync deadline must be after the close of the course.",
+    ),
+    "error.review_decided": ("По этому взятию уже есть решение.", "This take was already decided."),
+    "error.review_not_found": ("Такого пункта проверки нет.", "No such review item."),
+    "error.sync_deadline_passed": (
+        "Срок отправки взятий истёк: взятие не записано.",
+        "The deadline for sending takes has passed: the take was not stored.",
+    ),
     "admin.device_clocks.help": (
         "Устройства, чьи часы расходились с часами сервера: время их взятий исправлено "
         "на поправку (PUT …/sources/{source}/clock задаёт поправку источника).",

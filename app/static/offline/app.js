@@ -422,10 +422,15 @@
   }
 
   // --- sync -----------------------------------------------------------------------------
+  /* How a change names a take: a CP by its number, a discard or save code by its kind
+   * (and the card, when the participant has it); never the code itself (it is secret and
+   * 24 characters do not fit a phone). */
   function label(m, takeId, code) {
-    var o = m.byId[takeId];
-    if (o && o.card && m.known[o.card] && o.reason !== "hand_full") return cardText(o.card);
-    return R.normalizeCode(code);
+    var o = m.byId[takeId], entry = ctx.opened[R.normalizeCode(code)];
+    var card = o && o.card && m.known[o.card] && o.reason !== "hand_full" ? o.card : null;
+    if (entry) return t("take.cp", { number: entry.n }) + (card ? " (" + cardText(card) + ")" : "");
+    var c = R.classify(m.course, code), kind = c[0] === "discard" || c[0] === "save" ? c[0] : "unknown";
+    return t("kind." + kind) + (card ? " " + cardText(card) : "");
   }
   function words(outcome, reason) {
     return outcome === "counted" ? t("outcome.counted") : t("outcome.rejected") + " (" + t("reason." + reason) + ")";
@@ -452,7 +457,7 @@
         var q = batch[i];
         done.push(q.source_id);
         if (res.status === "error") {
-          changes.push(R.normalizeCode(q.code) + ": " + t("offline.not_recorded") + " " + res.error.detail);
+          changes.push(label(before, before.queuedIds[q.source_id], q.code) + ": " + t("offline.not_recorded") + " " + res.error.detail);
           return;
         }
         ctx.synced[q.source_id] = res.take_id;
@@ -487,9 +492,15 @@
     return syncing;
   }
 
+  /* The bundle's address with this device's id and clock (a contact: the server keeps
+   * what it learns of the device's clock, RULES.md I-22). */
+  function bundleUrl() {
+    return "/me/offline.json?device=" + ctx.device + "&at=" + encodeURIComponent(new Date().toISOString());
+  }
+
   /* Online at start with nothing queued: take the server's latest bundle. */
   function refresh() {
-    return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+    return fetch(bundleUrl(), { credentials: "same-origin", cache: "no-store" }).then(function (r) {
       if (!r.ok) return;
       return r.json().then(function (bundle) {
         if (syncing || ctx.queue.length) return;
@@ -506,7 +517,7 @@
   load().then(function () {
     mark("rogaine-loaded");
     if (ctx.bundle) return;
-    return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
+    return fetch(bundleUrl(), { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (bundle) {  // signed in and online, but the bundle was never kept
         if (!bundle) return;

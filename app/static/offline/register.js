@@ -9,10 +9,22 @@
   if (location.pathname === "/me/offline" || location.pathname.indexOf("/t/") === 0) return;
   var root = document.documentElement;
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
-  if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
-  fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
+  // The bundle is refreshed on "my game" and on every page after an action done online
+  // (a take's result, a confirmation): the shell then predicts what the server does.
+  if (location.pathname !== "/me" && location.pathname.indexOf("/me/takes/") !== 0) return;
+  var mine = location.pathname === "/me";
+  RogaineStore.get("device").then(function (device) {
+    if (device) return device;
+    device = "phone-" + Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(8)),
+      function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+    return RogaineStore.put("device", device).then(function () { return device; });
+  }).catch(function () { return null; }).then(function (device) {
+    // the device's id and clock: the server keeps what it learns of this device's clock
+    var query = device ? "?device=" + device + "&at=" + encodeURIComponent(new Date().toISOString()) : "";
+    return fetch("/me/offline.json" + query, { credentials: "same-origin", cache: "no-store" });
+  })
     .then(function (response) {
-      if (response.status === 401) {  // signed out: CP pages go to the server again
+      if (response.status === 401 && mine) {  // signed out: CP pages go to the server again
         return RogaineStore.put("ready", false).then(function () { throw new Error("signed out"); });
       }
       if (!response.ok) throw new Error("no bundle");

@@ -34,7 +34,7 @@ from app.feed import keys as key_service
 from app.feed import views as feed_views
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
-from app.flows import log_chain
+from app.flows import device_trust, log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
 from app.web import sessions
@@ -142,6 +142,8 @@ def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": numbers["warnings"],
+        # one indexed count (flat in the number of participants); the list is its own page
+        "review_open": device_trust.open_count(session, event.id),
         "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
         **outcome(request),
     }

@@ -21,9 +21,9 @@ import hashlib
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import AwareDatetime, BaseModel, Field
 
@@ -32,6 +32,7 @@ from app.core.errors import AppError, Forbidden, Unauthorized
 from app.core.principal import Kind, resolve
 from app.events.deps import participant_of
 from app.feed.schemas import MAX_BATCH
+from app.flows import device_trust
 from app.flows import offline as offline_flow
 from app.web import i18n
 from app.web.common import render
@@ -40,6 +41,7 @@ from app.web.templating import STATIC_DIR, TEMPLATES_DIR
 router = APIRouter(include_in_schema=False)
 
 OFFLINE_DIR = STATIC_DIR / "offline"
+DEVICE_PATTERN = r"^phone-[a-z0-9]{8,32}$"
 # Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
 SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
@@ -66,7 +68,7 @@ class SyncCreate(BaseModel):
     digits), `takes` (`{"code", "taken_at", "source_id"}` each, validated one by one by the
     feed), `sent_at` (the device's clock when it sent the batch, optional)."""
 
-    source: str = Field(pattern=r"^phone-[a-z0-9]{8,32}$")
+    source: str = Field(pattern=DEVICE_PATTERN)
     takes: list[Any] = Field(max_length=MAX_BATCH)
     sent_at: AwareDatetime | None = None
 
@@ -127,9 +129,19 @@ def app_shell(request: Request) -> Response:
 
 
 @router.get("/me/offline.json")
-def offline_bundle(request: Request, session: SessionDep) -> JSONResponse:
-    """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`)."""
+def offline_bundle(
+    request: Request,
+    session: SessionDep,
+    device: Annotated[str | None, Query(pattern=DEVICE_PATTERN)] = None,
+    at: Annotated[AwareDatetime | None, Query()] = None,
+) -> JSONResponse:
+    """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`).
+
+    `device` (the phone's id, as in a sync) and `at` (its clock, aware): a contact of the
+    device's clock (RULES.md I-22, `offline_flow.bundle_contact`)."""
     participant = _participant_or_401(request, session)
+    if device is not None:
+        offline_flow.bundle_contact(session, participant, device, at)
     return JSONResponse(
         offline_flow.bundle(session, participant), headers={"Cache-Control": "no-store"}
     )
@@ -150,5 +162,9 @@ def offline_sync(
         body.takes,
         sent_at=body.sent_at,
         clock_tolerance=timedelta(seconds=settings.feed_clock_tolerance_seconds),
+        limits=device_trust.TrustLimits(
+            jump=timedelta(seconds=settings.phone_clock_jump_seconds),
+            bound=timedelta(seconds=settings.phone_clock_review_seconds),
+        ),
     )
     return JSONResponse(result, headers={"Cache-Control": "no-store"})
