@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 import secrets
 
@@ -21,7 +22,56 @@ def normalize_code(text: str) -> str:
     match = _URL_CODE.search(text)
     if match:
         text = match.group(1)
-    return _SEPARATORS.sub("", text).upper()
+    return typed_lookalikes(_SEPARATORS.sub("", text).upper())
+
+
+# The typed form of a CP code (issue 26 point 2): printed on the CP tile under the QR,
+# for a QR that is wet, iced or torn. 18 characters (84.6 bits) from an alphabet where no
+# two characters look alike, printed in groups of 3; what a reader may take for one of
+# them is read back as it (0/O/D/Q, 1/I/L, 2/Z, 5/S, 6/G, 8/B, U/V).
+TYPED_ALPHABET = "0123456789ACEFHJKMNPRTUWXY"
+TYPED_LENGTH = 18
+TYPED_GROUP = 3
+TYPED_LOOKALIKES = {"O": "0", "D": "0", "Q": "0", "I": "1", "L": "1", "Z": "2", "S": "5",
+                    "G": "6", "B": "8", "V": "U"}  # fmt: skip
+TYPED_INFO = b"rogaine-typed/v1|"
+
+
+def typed_lookalikes(code: str) -> str:
+    """`code` (upper case, no separators) read as a typed form when, with look-alikes
+    mapped (`TYPED_LOOKALIKES`), it is `TYPED_LENGTH` characters of `TYPED_ALPHABET`;
+    otherwise unchanged. Only the 20-character shape is mapped, so no other code (24
+    characters of base32, 6-character discard and save codes) ever changes."""
+    if len(code) != TYPED_LENGTH:
+        return code
+    mapped = "".join(TYPED_LOOKALIKES.get(c, c) for c in code)
+    return mapped if all(c in TYPED_ALPHABET for c in mapped) else code
+
+
+def is_typed_form(code: str) -> bool:
+    """Whether a normalised code has the shape of a typed form."""
+    return len(code) == TYPED_LENGTH and all(c in TYPED_ALPHABET for c in code)
+
+
+def typed_form(code: str) -> str:
+    """The typed form of a normalised CP code: SHA-256(`rogaine-typed/v1|` + code), its
+    first 11 bytes big-endian mod 26**18, as 18 base-26 digits of `TYPED_ALPHABET` (most
+    significant first). A code that already has that shape is its own typed form. The
+    phone computes the same (`app/static/offline/deck.js`)."""
+    if is_typed_form(code):
+        return code
+    digest = hashlib.sha256(TYPED_INFO + code.encode("utf-8")).digest()
+    number = int.from_bytes(digest[:11], "big") % len(TYPED_ALPHABET) ** TYPED_LENGTH
+    digits = []
+    for _ in range(TYPED_LENGTH):
+        number, digit = divmod(number, len(TYPED_ALPHABET))
+        digits.append(TYPED_ALPHABET[digit])
+    return "".join(reversed(digits))
+
+
+def grouped(typed: str) -> str:
+    """A typed form as printed: groups of 3 joined by spaces (`7KX 20M …`, 6 groups)."""
+    return " ".join(typed[i : i + TYPED_GROUP] for i in range(0, len(typed), TYPED_GROUP))
 
 
 # RFC 4648 base32 (A–Z, 2–7): URL-safe and unchanged by upper-casing.

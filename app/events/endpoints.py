@@ -18,6 +18,7 @@ from app.core.principal import OrganiserDep
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
+from app.events.codes import grouped, normalize_code, typed_form
 from app.events.deps import EventDep, OrganiserOrParticipant
 from app.events.formats import DeckRow, ParticipantRow
 from app.events.schemas import (
@@ -275,12 +276,20 @@ def public_checkpoints_gpx(event: EventDep, session: SessionDep) -> Response:
     responses={200: {"content": {"text/csv": {}}}},
 )
 def export_checkpoints_csv(event: EventDep, session: SessionDep, _: OrganiserDep) -> Response:
-    """The deck as CSV `number, card, lat, lon, hint` (re-importable; organiser)."""
+    """The deck as CSV `number, card, lat, lon, hint, typed_code` (re-importable: the
+    import ignores `typed_code`, the form printed under each QR; organiser)."""
     rows: list[dict[str, Any]] = [
-        {"number": cp.number, "card": cp.card, "lat": cp.lat, "lon": cp.lon, "hint": cp.hint}
+        {
+            "number": cp.number,
+            "card": cp.card,
+            "lat": cp.lat,
+            "lon": cp.lon,
+            "hint": cp.hint,
+            "typed_code": grouped(typed_form(normalize_code(cp.code))),
+        }
         for cp in repository.checkpoints(session, event.id)
     ]
-    text = formats.checkpoints_csv(rows, formats.CHECKPOINT_COLUMNS)
+    text = formats.checkpoints_csv(rows, (*formats.CHECKPOINT_COLUMNS, "typed_code"))
     return _download(text, "text/csv; charset=utf-8", f"event-{event.id}-deck.csv")
 
 

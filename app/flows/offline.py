@@ -6,8 +6,9 @@ a hash of the code; the file alone reveals nothing, a scanned code opens exactly
 CP. Derivations (the browser does the same with WebCrypto, `app/static/offline/deck.js`):
 
 - `salt`: 16 random bytes per file;
-- key = HKDF-SHA256(ikm = normalised code (UTF-8), salt, info = `rogaine-deck/v1 key`,
-  32 bytes) — an AES-256-GCM key;
+- key = HKDF-SHA256(ikm = the code's typed form (`app.events.codes.typed_form`, UTF-8:
+  a scanned code and its printed typed form open the same entry), salt,
+  info = `rogaine-deck/v1 key`, 32 bytes) — an AES-256-GCM key;
 - index = HKDF-SHA256(same ikm and salt, info = `rogaine-deck/v1 index`, 16 bytes),
   base64url without padding (a different derivation: the index gives no key);
 - entry = base64url(nonce (12 random bytes) ‖ AES-256-GCM(key, nonce, plaintext,
@@ -41,7 +42,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
-from app.events.codes import normalize_code
+from app.events.codes import normalize_code, typed_form
 from app.events.models import Event, Participant
 from app.feed import ingest as feed_ingest
 from app.feed import repository as feed_repo
@@ -67,7 +68,7 @@ def unb64url(text: str) -> bytes:
 
 
 def _hkdf(code: str, salt: bytes, info: bytes, length: int) -> bytes:
-    ikm = normalize_code(code).encode("utf-8")
+    ikm = typed_form(normalize_code(code)).encode("utf-8")
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(ikm)
 
 

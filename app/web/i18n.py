@@ -605,6 +605,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.source": ("Источник", "Source"),
     "admin.device_time": ("по часам устройства {time}", "device clock {time}"),
     "admin.device_clocks": ("Часы устройств", "Device clocks"),
+    "admin.typed_code": ("Код для ввода вручную", "Code to type by hand"),
+    "print.typed_code": ("Код:", "Code:"),
     # the review of phone times (RULES.md I-22)
     "review.title": ("Проверка времени телефонов", "Phone times to review"),
     "review.lead": (

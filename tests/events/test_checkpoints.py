@@ -370,8 +370,10 @@ def test_export_csv_round_trips(
     assert client.get(f"/api/v1/events/{event_id}/checkpoints/export.csv").status_code == 401
     exported = client.get(f"/api/v1/events/{event_id}/checkpoints/export.csv", headers=admin)
     rows = list(csv.reader(io.StringIO(exported.text)))
-    assert rows[0] == ["number", "card", "lat", "lon", "hint"]
-    assert rows[1] == ["1", "2S", "55.85", "37.75", "near a pine 1"]
+    assert rows[0] == ["number", "card", "lat", "lon", "hint", "typed_code"]
+    assert rows[1][:5] == ["1", "2S", "55.85", "37.75", "near a pine 1"]
+    # the form printed under the QR (issue 26 point 2): 6 groups of 3
+    assert re.fullmatch(r"([0-9ACEFHJKMNPRTUWXY]{3} ){5}[0-9ACEFHJKMNPRTUWXY]{3}", rows[1][5])
     assert len(rows) == 55
     other = client.post("/api/v1/events", json=EVENT_BODY, headers=admin).json()["id"]
     imported = client.post(
