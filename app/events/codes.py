@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import re
 import secrets
+from collections.abc import Iterable
 
 _URL_CODE = re.compile(r"/t/([^/?#\s]+)/?(?:[?#].*)?$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[\s\-_]+")
@@ -79,6 +81,43 @@ CP_CODE_BYTES = 15  # 120 bits of randomness -> 24 base32 characters
 # Short codes typed on a phone: no look-alikes (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B).
 SHORT_CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 SHORT_CODE_LENGTH = 6
+
+
+MIN_CODE_BITS = 80  # a CP code opens its deck entry offline: that search must cost this much
+
+
+def code_strength_bits(code: str, others: Iterable[str] = ()) -> float:
+    """A rough upper bound of a given CP code's strength, in bits (issue 26 point 5).
+
+    `code` normalised; `others`: the other codes given with it. The characters that tell
+    it apart from the others count (a prefix or suffix shared with another given code,
+    as in `CPCODE01`…`CPCODE54`, is known to whoever knows one of them), a run of one
+    character counts once, and each counted character is worth log2 of the alphabet
+    its character classes span (digits 10, letters 26, both 36). Example: `CPCODE01`
+    next to `CPCODE02` keeps 1 character: 3.3 bits; 16 random letters and digits:
+    82.7 bits."""
+    prefix = suffix = 0
+    for other in others:
+        if other == code:
+            continue
+        prefix = max(prefix, _shared(code, other))
+        suffix = max(suffix, _shared(code[::-1], other[::-1]))
+    core = code[prefix : max(prefix, len(code) - suffix)]
+    counted = [c for i, c in enumerate(core) if i == 0 or c != core[i - 1]]
+    size = (10 if any(c.isdigit() for c in code) else 0) + (
+        26 if any(c.isalpha() for c in code) else 0
+    )
+    return len(counted) * math.log2(size) if size else 0.0
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share."""
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def new_cp_code() -> str:

@@ -21,7 +21,13 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
 from app.core.security import hash_token, new_token
 from app.events import repository, rules
-from app.events.codes import new_cp_code, normalize_code, unique_short_code
+from app.events.codes import (
+    MIN_CODE_BITS,
+    code_strength_bits,
+    new_cp_code,
+    normalize_code,
+    unique_short_code,
+)
 from app.events.formats import (
     CHECKPOINT_COLUMNS,
     PARTICIPANT_COLUMNS,
@@ -325,6 +331,22 @@ def _check_given_code(
     return code
 
 
+def _check_strength(codes: Sequence[str | None], locate: Locate, errors: list) -> None:
+    """Refuse given CP codes weaker than MIN_CODE_BITS (`codes.code_strength_bits`): the
+    offline deck can be searched for them (issue 26 point 5). Generated codes have 120."""
+    given = [code for code in codes if code]
+    for index, code in enumerate(codes):
+        if not code:
+            continue
+        bits = code_strength_bits(code, given)
+        if bits < MIN_CODE_BITS:
+            errors.append(
+                locate(index, "code", f"is too weak: about {bits:.0f} bits, at least "
+                       f"{MIN_CODE_BITS} needed (e.g. 16 random letters and digits, not a "
+                       "series); leave it empty to have one generated")
+            )  # fmt: skip
+
+
 def _validate_deck(
     session: Session, event: Event, rows: Sequence[DeckRow], locate: Locate
 ) -> tuple[list[str], list[str | None], list[str | None]]:
@@ -353,6 +375,7 @@ def _validate_deck(
         _check_given_code(row.discard_code, "discard_code", MIN_GIVEN_SHORT_CODE, i, locate, errors)
         for i, row in enumerate(rows)
     ]
+    _check_strength(codes, locate, errors)
     save_codes = repository.save_codes(session, event.id)
     elsewhere = repository.cp_codes_elsewhere(session, event.id, [c for c in codes if c])
     used: dict[str, int] = {}
