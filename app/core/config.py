@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -13,6 +15,29 @@ DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILE = "rogaine.db"
 ADMIN_TOKEN_MIN_LENGTH = 32  # characters, in production
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
+
+
+def base_url_problems(base_url: str) -> list[str]:
+    """Why printed QR codes with `base_url` would fail on a phone in the field (issue 26
+    point 7): `loopback` (localhost, 127.0.0.0/8, ::1), `private` (a private, link-local or
+    unspecified address, or a `.local` name), `http` (no TLS: phones refuse the camera
+    and service workers). Empty: an https address on a public name."""
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    problems = []
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if host == "localhost" or host.endswith(".localhost") or (address and address.is_loopback):
+        problems.append("loopback")
+    elif host.endswith(".local") or (
+        address and (address.is_private or address.is_link_local or address.is_unspecified)
+    ):
+        problems.append("private")
+    if parts.scheme != "https":
+        problems.append("http")
+    return problems
 
 
 class Settings(BaseSettings):
@@ -118,6 +143,12 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_placeholders(self) -> Settings:
+        if self.environment == "production" and base_url_problems(self.base_url):
+            raise ValueError(
+                "BASE_URL must be the public https address the phones open in production "
+                f"(it is {self.base_url!r}: {', '.join(base_url_problems(self.base_url))}); "
+                "every printed QR code encodes it"
+            )
         if self.environment == "production":
             if self.admin_token is None or self.admin_token.lower() in PLACEHOLDER_SECRETS:
                 raise ValueError("ADMIN_TOKEN must be set to a real secret in production")

@@ -461,16 +461,21 @@ def print_participant_cards(
     settings: SettingsDep,
     _: OrganiserDep,
     participant: Annotated[list[ExternalIdRef] | None, Query()] = None,
+    reissue: Annotated[bool, Query()] = False,
 ) -> HTMLResponse:
     """Printable cards (QR of the personal link + save codes) for the participants named
     by `?participant=<external_id>` (repeatable; all when absent).
 
-    Tokens are stored only hashed, so printing RE-ISSUES the tokens of those
-    participants: links printed or sent earlier stop working.
+    A card printed before shows the same link again (the token is kept sealed with
+    SECRET_KEY, `event_service.card_token`); a participant never printed, or all with
+    `?reissue=true`, gets a NEW token: links printed or sent earlier stop working.
     """
     if participant:
         targets = [event_service.get_participant(session, event, x) for x in participant]
     else:
         targets = list(repository.participants(session, event.id))
-    issued = [event_service.reissue_token(session, event, p) for p in targets]
+    issued = [
+        event_service.card_token(session, event, p, settings.cookie_secret, reissue=reissue)
+        for p in targets
+    ]
     return printing.participant_cards(request, event, issued, settings.base_url)

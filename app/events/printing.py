@@ -15,6 +15,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
+from app.core.config import base_url_problems
 from app.events.codes import grouped, normalize_code, typed_form
 from app.events.models import Checkpoint, Event
 from app.events.qr import personal_url, qr_svg, take_url
@@ -47,7 +48,8 @@ def checkpoint_sheet(
         }
         for cp in checkpoints
     ]
-    context = {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM}
+    context = {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM,
+               **base_url_context(base_url)}  # fmt: skip
     return _render(request, "print/checkpoints.html", context)
 
 
@@ -67,8 +69,15 @@ def participant_cards(
                 "save_codes": new.save_codes,
             }
         )
-    context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM}
+    context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM,
+               **base_url_context(base_url)}  # fmt: skip
     return _render(request, "print/participant_cards.html", context)
+
+
+def base_url_context(base_url: str) -> dict[str, Any]:
+    """What `_base_url_warning.html` needs: the address and why phones cannot open it
+    (`config.base_url_problems`; empty: nothing to warn about)."""
+    return {"base_url": base_url, "base_url_problems": base_url_problems(base_url)}
 
 
 def _render(request: Request, template: str, context: dict[str, Any]) -> HTMLResponse:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.core import audit, iof
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
-from app.core.security import hash_token, new_token
+from app.core.security import hash_token, new_token, seal_token, unseal_token
 from app.events import repository, rules
 from app.events.codes import (
     MIN_CODE_BITS,
@@ -906,11 +906,18 @@ def delete_participant(
 
 
 def reissue_token(
-    session: Session, event: Event, participant: Participant, actor: str = ORGANISER
+    session: Session,
+    event: Event,
+    participant: Participant,
+    actor: str = ORGANISER,
+    *,
+    seal_with: str | None = None,
 ) -> NewParticipant:
-    """A new access token for a participant; the previous one stops working at once."""
+    """A new access token for a participant; the previous one stops working at once.
+    `seal_with` (SECRET_KEY): keep it sealed for a later re-print (`card_token`)."""
     token = new_token()
     participant.access_token_hash = hash_token(token)
+    participant.access_token_sealed = seal_token(seal_with, token) if seal_with else None
     session.flush()
     audit.record(
         session,
@@ -919,6 +926,20 @@ def reissue_token(
         action="participant.reissue_token",
         subject=f"participant:{participant.external_id}",
     )
+    codes = repository.save_codes_by_participant(session, event.id, participant.id)
+    return NewParticipant(participant, token, codes.get(participant.id, []))
+
+
+def card_token(
+    session: Session, event: Event, participant: Participant, secret: str, *, reissue: bool
+) -> NewParticipant:
+    """The token to print on a participant's card (issue 26 point 7): the one sealed at an
+    earlier print when it is still the participant's (a second print after a paper jam
+    keeps every link); otherwise, or with `reissue`, a new one (`reissue_token`, sealed
+    with `secret`)."""
+    token = None if reissue else unseal_token(secret, participant.access_token_sealed)
+    if token is None or hash_token(token) != participant.access_token_hash:
+        return reissue_token(session, event, participant, seal_with=secret)
     codes = repository.save_codes_by_participant(session, event.id, participant.id)
     return NewParticipant(participant, token, codes.get(participant.id, []))
 

@@ -711,8 +711,27 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.key_active": ("действует", "active"),
     "admin.round": ("раунд {round}", "round {round}"),
     "admin.print_cards.help": (
-        "Печать карточек выдаёт участникам новые личные ссылки: старые перестают работать.",
-        "Printing the cards issues new personal links: the old ones stop working.",
+        "Первая печать карточки выдаёт участнику новую личную ссылку (прежняя перестаёт "
+        "работать); повторная печать показывает ту же ссылку. Новые ссылки для всех — "
+        "только если отметить «Выдать новые ссылки».",
+        "The first print of a card issues a new personal link (the earlier one stops "
+        "working); a re-print shows the same link. New links for everyone only with "
+        "\u201cIssue new links\u201d ticked.",
+    ),
+    "admin.print_cards.reissue": ("Выдать новые ссылки", "Issue new links"),
+    "print.base_url_warning": (
+        "Внимание: адрес сервиса (BASE_URL) {url} — {problems}. Телефоны в лесу не откроют "
+        "QR-коды, напечатанные с этим адресом. Задайте настоящий https-адрес и перезапустите "
+        "сервис перед печатью.",
+        "Warning: the service address (BASE_URL) {url} is {problems}. Phones in the forest "
+        "will not open QR codes printed with it. Set the real https address and restart the "
+        "service before printing.",
+    ),
+    "print.base_url.loopback": ("адрес этого компьютера", "this computer's own address"),
+    "print.base_url.private": ("адрес локальной сети", "a private network address"),
+    "print.base_url.http": (
+        "без https (камера и офлайн-режим на телефоне требуют https)",
+        "plain http (the phone's camera and offline mode need https)",
     ),
     "admin.done.correction": ("Исправление записано.", "Correction recorded."),
     "admin.done.key_revoked": ("Ключ отозван.", "The key was revoked."),

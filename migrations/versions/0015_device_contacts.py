@@ -6,6 +6,8 @@ take dated before the close that arrives after it, a clock offset that jumps aga
 the device's earlier contacts, a correction larger than the bound) with the
 organiser's decision; `sync_deadline` is a log of the organiser's deadline after the
 close past which phone syncs store nothing new (RULES.md I-22).
+`participant.access_token_sealed` keeps a printed card's token sealed with SECRET_KEY,
+so a re-print shows the same personal link (issue 26 point 7).
 
 Revision ID: 0015_device_contacts
 Revises: 0012_auction_reveal
@@ -85,9 +87,13 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_sync_deadline")),
     )
     op.create_index("ix_sync_deadline_event_id_id", "sync_deadline", ["event_id", "id"])
+    with op.batch_alter_table("participant", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("access_token_sealed", sa.String(length=200), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("participant", schema=None) as batch_op:
+        batch_op.drop_column("access_token_sealed")
     op.drop_index("ix_sync_deadline_event_id_id", table_name="sync_deadline")
     op.drop_table("sync_deadline")
     op.drop_index("ix_take_review_event_id_decision_id", table_name="take_review")
