@@ -115,9 +115,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.copied": ("Скопировано", "Copied"),
     "game.ceremony_link": ("Церемония награждения", "Award ceremony"),
     "game.scan_hint": (
-        "Сканируйте QR-код на КП камерой телефона: взятие запишется само.",
-        "Scan a CP's QR code with the phone camera: the take is recorded by itself.",
+        "Сканируйте QR-код на КП кнопкой выше (или камерой телефона): взятие запишется само. "
+        "QR-код не читается — введите код, напечатанный под ним.",
+        "Scan a CP's QR code with the button above (or the phone's camera): the take is "
+        "recorded by itself. If the QR cannot be read, type the code printed under it.",
     ),
+    "game.no_takes": ("Взятий пока нет.", "No takes yet."),
     "game.msg.empty": ("Введите код.", "Enter a code."),
     "error.too_many_unknown_codes": (
         "Слишком много неверных кодов за минуту. Подождите минуту и попробуйте снова.",
@@ -151,6 +154,39 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "You have no save codes left.",
     ),
     # offline phone (app/static/offline/app.js)
+    # the in-app QR scanner (issue 26 point 1)
+    "scan.button": ("Сканировать QR-код КП", "Scan a CP's QR code"),
+    "scan.hint": ("Наведите камеру на QR-код КП.", "Point the camera at the CP's QR code."),
+    "scan.torch": ("Фонарик", "Torch"),
+    "scan.close": ("Закрыть", "Close"),
+    "scan.no_camera": (
+        "Камера недоступна ({error}). Разрешите этой странице доступ к камере или введите "
+        "код с таблички КП в поле ниже.",
+        "The camera is not available ({error}). Allow this page to use the camera, or type "
+        "the code printed on the CP's tile in the field below.",
+    ),
+    "scan.not_cp": (
+        "Это не QR-код КП. Наведите камеру на QR-код на табличке КП.",
+        "This is not a CP's QR code. Point the camera at the QR code on the CP's tile.",
+    ),
+    "scan.in_app": (
+        "Страница открыта во встроенном браузере другого приложения: без сети взятия здесь "
+        "потеряются. Откройте её в Chrome или Safari (меню → «Открыть в браузере») и "
+        "сканируйте КП кнопкой «Сканировать» там.",
+        "This page is open in another app's built-in browser: without network, takes made "
+        "here are lost. Open it in Chrome or Safari (menu → Open in browser) and scan CPs "
+        "with the Scan button there.",
+    ),
+    "scan.standalone": (
+        "Сканируйте КП кнопкой «Сканировать» в этом приложении, а не камерой телефона: "
+        "камера открывает ссылки в браузере, где нет ваших данных для игры без сети.",
+        "Scan CPs with the Scan button in this app, not with the phone's camera: the camera "
+        "opens links in the browser, which does not hold your offline data.",
+    ),
+    "scan.no_offline": (
+        "Этот браузер не умеет работать без сети: откройте страницу в Chrome или Safari.",
+        "This browser cannot play offline: open this page in Chrome or Safari.",
+    ),
     "offline.title": ("Без связи", "Offline"),
     "offline.loading": ("Загрузка…", "Loading…"),
     "offline.no_script": (

@@ -361,15 +361,21 @@
       combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) }),
         el("span", { class: "muted", text: described(c.cards) })));
     });
+    // The in-app scanner (offline/scanner.js): same path as the camera app opening /t/{code}.
+    var scan = el("section", { class: "panel scan-panel", "aria-label": t("scan.button") },
+      el("p", { class: "notice bad env-warning", role: "alert", "data-env-warning": "", hidden: "hidden" }),
+      el("div", { class: "actions" }, el("button", { type: "button", class: "block scan-button", id: "scan-button",
+        "data-scan": "", text: t("scan.button") })),
+      el("p", { class: "help", text: t("game.scan_hint") }));
     show([el("h1", { text: t("game.title") }),
       el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),
       notice ? el("p", { class: "notice info", role: "status", text: notice }) : null,
-      handPanel(m), syncPanel(),
+      handPanel(m), scan, syncPanel(),
       el("section", { class: "panel", "aria-labelledby": "code-title" },
         el("h2", { id: "code-title", text: t("game.enter_code") }), form,
         el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) })),
-      combos, takeList(m),
-      el("p", { class: "help", text: t("game.scan_hint") })]);
+      combos, takeList(m)]);
+    if (window.RogaineScanner) window.RogaineScanner.setUp();
   }
 
   function renderNotReady() {

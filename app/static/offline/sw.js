@@ -22,6 +22,7 @@ var SHELL = "/me/offline";
 var ASSETS = [
   "/static/app.css", "/static/offline/app.js", "/static/offline/rules.js",
   "/static/offline/store.js", "/static/offline/deck.js", "/static/offline/register.js",
+  "/static/offline/scanner.js", "/static/vendor/jsqr/jsQR.js",
   "/manifest.webmanifest", "/static/offline/icon-192.png", "/favicon.ico"
 ];
 

@@ -45,7 +45,7 @@ DEVICE_PATTERN = r"^phone-[a-z0-9]{8,32}$"
 # Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
 SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
-    "offline.", "common.", "app.",
+    "offline.", "common.", "app.", "scan.",
 )  # fmt: skip
 
 
@@ -56,6 +56,7 @@ def worker_version() -> str:
     install the new worker and cache the new files."""
     digest = hashlib.sha256()
     files = [*sorted(OFFLINE_DIR.iterdir()), STATIC_DIR / "app.css", STATIC_DIR / "favicon.svg",
+             STATIC_DIR / "vendor" / "jsqr" / "jsQR.js",
              TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "phone" / "base.html",
              TEMPLATES_DIR / "phone" / "offline.html", Path(i18n.__file__)]  # fmt: skip
     for path in files:

@@ -63,7 +63,7 @@ from app.web.forms import (
     done,
     redirect_on_error,
 )
-from app.web.i18n import negotiate, translate
+from app.web.i18n import MESSAGES, negotiate, translate
 from app.web.phone import live_texts
 from app.web.templating import STATIC_DIR
 
@@ -226,8 +226,14 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "message": request.query_params.get("m")
         and translate(negotiate(request), "game.msg." + request.query_params["m"]),
         "message_kind": "info",
+        "scanner_strings": scanner_strings(negotiate(request)),
     }
     return render(request, "phone/game.html", context)
+
+
+def scanner_strings(lang: str) -> dict[str, str]:
+    """The texts of the in-app QR scanner (`offline/scanner.js`, keys `scan.*`)."""
+    return {key: translate(lang, key) for key in MESSAGES if key.startswith("scan.")}
 
 
 @router.get("/t/{code}")
