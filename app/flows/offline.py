@@ -42,6 +42,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
+from app.events import service as event_service
 from app.events.codes import normalize_code, typed_form
 from app.events.models import Event, Participant
 from app.feed import ingest as feed_ingest
@@ -128,7 +129,8 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
 
     `event` (id, name, course window as UTC ISO datetimes, time zone, ranking preset),
     `participant` (external id, name), `save_codes` (this participant's own, normalised),
-    `deck` (encrypted, above), `state` (the participant's view of their state and log,
+    `deck` (encrypted, above), `checkpoints` (the public CP list: `number, lat, lon,
+    hint`, for the hints page offline), `state` (the participant's view of their state and log,
     `feed_views.participant_state(as_participant=True)`: no card they have not
     seen), `server_time` (UTC, for the device's clock).
     """
@@ -148,6 +150,8 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
         "participant": {"external_id": participant.external_id, "name": participant.name},
         "save_codes": sorted(feed_repo.save_codes_of(session, participant.id)),
         "deck": event_deck(session, event),
+        # public before the start (RULES.md §1.1): number, coordinates, hint; no card, no code
+        "checkpoints": event_service.public_rows(session, event),
         "state": state.model_dump(mode="json"),
         "server_time": utcnow().isoformat(),
     }

@@ -78,11 +78,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "game.hand": ("Рука ({count} из 5)", "Hand ({count} of 5)"),
     "game.hand_empty": ("В руке пока нет карт.", "No cards in hand yet."),
     "game.discard_code": ("код сброса", "discard code"),
-    "game.enter_code": ("Ввести код сброса или сохранения", "Enter a discard or save code"),
+    "game.enter_code": ("Ввести код", "Enter a code"),
     "game.code_label": ("Код", "Code"),
     "game.code_help": (
-        "Код сброса карты или ваш код сохранения. Перед записью мы попросим подтверждение.",
-        "A card's discard code or one of your save codes. We will ask you to confirm first.",
+        "Код сброса карты, ваш код сохранения или код КП, напечатанный под QR-кодом "
+        "(регистр, пробелы и дефисы не важны). Перед записью мы попросим подтверждение.",
+        "A card's discard code, one of your save codes, or a CP's code printed under its QR "
+        "(case, spaces and dashes do not matter). We will ask you to confirm first.",
     ),
     "game.check_code": ("Проверить код", "Check the code"),
     "game.takes": ("Мои взятия", "My takes"),
@@ -115,9 +117,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.copied": ("Скопировано", "Copied"),
     "game.ceremony_link": ("Церемония награждения", "Award ceremony"),
     "game.scan_hint": (
-        "Сканируйте QR-код на КП кнопкой выше (или камерой телефона): взятие запишется само. "
-        "QR-код не читается — введите код, напечатанный под ним.",
-        "Scan a CP's QR code with the button above (or the phone's camera): the take is "
+        "Сканируйте QR-код на КП кнопкой «Сканировать» (или камерой телефона): взятие "
+        "запишется само. QR-код не читается — введите код, напечатанный под ним.",
+        "Scan a CP's QR code with the Scan button (or the phone's camera): the take is "
         "recorded by itself. If the QR cannot be read, type the code printed under it.",
     ),
     "game.no_takes": ("Взятий пока нет.", "No takes yet."),
@@ -154,6 +156,24 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "You have no save codes left.",
     ),
     # offline phone (app/static/offline/app.js)
+    # the CPs' hints on the phone (issue 26 point 6)
+    "hints.title": ("Подсказки и координаты КП", "CP hints and coordinates"),
+    "hints.link": ("Подсказки и координаты КП", "CP hints and coordinates"),
+    "hints.lead": (
+        "Номера, координаты и подсказки всех КП (они известны всем до старта). Карт и кодов "
+        "здесь нет. Страница работает и без сети.",
+        "The numbers, coordinates and hints of every CP (known to all before the start). No "
+        "cards and no codes here. The page also works without network.",
+    ),
+    "hints.number": ("КП", "CP"),
+    "hints.coordinates": ("Координаты", "Coordinates"),
+    "hints.hint": ("Подсказка", "Hint"),
+    "hints.gpx": ("Скачать GPX (для навигатора)", "Download GPX (for a GPS device)"),
+    "hints.none": ("Список КП пока пуст.", "No CPs yet."),
+    "hints.not_ready": (
+        "Подсказки ещё не сохранены на телефоне: откройте «Мою игру» один раз при связи.",
+        "The hints are not on this phone yet: open My game once online.",
+    ),
     # the in-app QR scanner (issue 26 point 1)
     "scan.button": ("Сканировать QR-код КП", "Scan a CP's QR code"),
     "scan.hint": ("Наведите камеру на QR-код КП.", "Point the camera at the CP's QR code."),

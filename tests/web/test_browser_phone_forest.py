@@ -4,6 +4,8 @@ with look-alikes offline (point 2)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -106,3 +108,24 @@ def test_a_typed_code_with_look_alikes_counts_offline(flaky_server, pwa_phone):
     assert code == typed  # stored as typed; the server read it as QH's code
     assert hand_shown(page) == ["Q♥"]
     assert errors == []
+
+
+def test_the_hints_page_works_offline(flaky_server, pwa_phone):
+    """Issue 26 point 6: /me links to the hints; without network the same address shows
+    them from the phone, with a GPX made on the phone."""
+    url = flaky_server.url
+    page, _, errors = signed_in_phone(flaky_server, pwa_phone, "63")
+    page.click("#hints-link")
+    assert page.url == f"{url}/me/hints"
+    assert page.locator("#hints li").count() == 54
+    flaky_server.stop()
+    page.goto(f"{url}/me/hints")
+    page.wait_for_selector("#hints li")
+    assert page.locator("#hints li").count() == 54
+    assert page.locator("h1").inner_text() == "Подсказки и координаты КП"
+    with page.expect_download() as download:
+        page.click("#gpx-link")
+    path = download.value.path()
+    assert "<gpx" in Path(path).read_text(encoding="utf-8")
+    assert errors == []
+    screenshot(page, "forest-360-hints-offline")

@@ -370,12 +370,45 @@
     show([el("h1", { text: t("game.title") }),
       el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),
       notice ? el("p", { class: "notice info", role: "status", text: notice }) : null,
-      handPanel(m), scan, syncPanel(),
+      handPanel(m), scan,
+      el("p", {}, el("a", { class: "button secondary block", id: "hints-link", href: "/me/hints", text: t("hints.link") })),
+      syncPanel(),
       el("section", { class: "panel", "aria-labelledby": "code-title" },
         el("h2", { id: "code-title", text: t("game.enter_code") }), form,
         el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) })),
       combos, takeList(m)]);
     if (window.RogaineScanner) window.RogaineScanner.setUp();
+  }
+
+  /* The CPs' numbers, coordinates and hints from the bundle (public: no card, no code),
+   * with a GPX file made on the phone (issue 26 point 6). */
+  function gpx(rows) {
+    function esc(text) {
+      return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    }
+    var points = rows.filter(function (r) { return r.lat !== null && r.lon !== null; }).map(function (r) {
+      return '  <wpt lat="' + r.lat + '" lon="' + r.lon + '"><name>' + r.number + "</name><desc>" + esc(r.hint || "") + "</desc></wpt>";
+    });
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="rogaine-poker" xmlns="http://www.topografix.com/GPX/1/1">\n' +
+      "  <metadata><name>" + esc(ctx.bundle.event.name) + "</name></metadata>\n" + points.join("\n") + "\n</gpx>\n";
+  }
+  function renderHints() {
+    var rows = ctx.bundle.checkpoints;
+    if (!rows) {
+      show([el("h1", { text: t("hints.title") }), el("p", { class: "notice info", text: t("hints.not_ready") })]);
+      return;
+    }
+    var link = el("a", { class: "button secondary", id: "gpx-link", download: "event-" + ctx.bundle.event.id + "-checkpoints.gpx",
+      href: URL.createObjectURL(new Blob([gpx(rows)], { type: "application/gpx+xml" })), text: t("hints.gpx") });
+    var list = el("ol", { class: "hint-list", id: "hints" });
+    rows.forEach(function (r) {
+      list.appendChild(el("li", { "data-number": String(r.number) }, el("strong", { text: t("take.cp", { number: r.number }) }),
+        r.lat !== null && r.lon !== null ? el("span", { class: "mono coords", text: r.lat.toFixed(6) + ", " + r.lon.toFixed(6) }) : null,
+        r.hint ? el("span", { class: "hint", text: r.hint }) : null));
+    });
+    show([el("h1", { text: t("hints.title") }), el("p", { class: "help", text: t("hints.lead") }), el("p", {}, link),
+      rows.length ? list : el("p", { text: t("hints.none") }),
+      el("p", {}, el("a", { href: SHELL, text: t("take.to_game") }))]);
   }
 
   function renderNotReady() {
@@ -384,6 +417,7 @@
   }
 
   function render() {
+    if (route.name === "hints") return renderHints();
     var m = model();
     if (route.name === "result") renderResult(m, route.sourceId);
     else if (route.name === "confirm") renderConfirm(m, route.code, route.kind, route.card);
@@ -535,6 +569,10 @@
     var path = location.pathname, params = new URLSearchParams(location.search);
     window.addEventListener("online", function () { sync(); });
     setInterval(function () { if (ctx.queue.length) sync(); }, RETRY_MS);
+    if (path === "/me/hints") {  // offline: the service worker served the shell here
+      route = { name: "hints" };
+      return renderHints();
+    }
     if (path.indexOf("/t/") === 0) {
       var code = decodeURIComponent(path.slice(3).replace(/\/$/, ""));
       return confirmCode(code, false);

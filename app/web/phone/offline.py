@@ -45,7 +45,7 @@ DEVICE_PATTERN = r"^phone-[a-z0-9]{8,32}$"
 # Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
 SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
-    "offline.", "common.", "app.", "scan.",
+    "offline.", "common.", "app.", "scan.", "hints.",
 )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ from app.core.deps import SessionDep, SettingsDep, database_slots
 from app.core.errors import AppError
 from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
+from app.events import service as event_service
 from app.events.deps import participant_of
 from app.events.models import Event, Participant
 from app.feed import deck as feed_deck
@@ -234,6 +235,22 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
 def scanner_strings(lang: str) -> dict[str, str]:
     """The texts of the in-app QR scanner (`offline/scanner.js`, keys `scan.*`)."""
     return {key: translate(lang, key) for key in MESSAGES if key.startswith("scan.")}
+
+
+@router.get("/me/hints")
+def hints(request: Request, session: SessionDep, participant: PhoneParticipant) -> Response:
+    """The CPs' numbers, coordinates and hints (public before the start, RULES.md §1.1) and
+    a GPX download: no card, no code. Offline, the shell shows the same from the bundle."""
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    context = {
+        "participant": participant,
+        "event": event,
+        "rows": event_service.public_rows(session, event),
+        "gpx": f"/api/v1/events/{event.id}/checkpoints.gpx",
+        "nav": "hints",
+    }
+    return render(request, "phone/hints.html", context)
 
 
 @router.get("/t/{code}")
