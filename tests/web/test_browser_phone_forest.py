@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.events.codes import typed_form
+from app.events.codes import grouped, typed_form
 from app.feed.models import Take
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
 from tests.offline.test_typed_codes import misread
-from tests.web.conftest import screenshot
+from tests.web.conftest import ARTIFACTS, screenshot
 from tests.web.test_browser_offline import Server, hand_shown
 
 pytestmark = pytest.mark.browser
@@ -129,3 +129,55 @@ def test_the_hints_page_works_offline(flaky_server, pwa_phone):
     assert "<gpx" in Path(path).read_text(encoding="utf-8")
     assert errors == []
     screenshot(page, "forest-360-hints-offline")
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_tile_shows_its_typed_code_and_the_review_list_its_takes(flaky_server, browser, width):
+    """Screenshots (looked at): a CP tile with the code printed under its QR, the BASE_URL
+    warning (the test server is http://127.0.0.1), and the organiser's review list with
+    a late take (dated before the close, arrived an hour after it)."""
+    from datetime import UTC, datetime, timedelta
+
+    from app.events.models import Participant
+    from app.flows import offline as offline_flow
+    from tests.conftest import ADMIN_TOKEN
+
+    url, engine = flaky_server.url, flaky_server.engine
+    now = datetime.now(UTC)
+    with Session(engine) as db:
+        event = make_event(db, name="Лесной рогейн", opens_at=now - timedelta(hours=6),
+                           closes_at=now - timedelta(hours=1))  # fmt: skip
+        codes = random_codes(db, event)
+        anna = make_participant(db, event, "64", name="Анна")
+        db.commit()
+        offline_flow.sync(
+            db, db.get(Participant, anna.id), "phone-0a1b2c3d",
+            [{"code": codes["QH"][0], "source_id": "pwa-1",
+              "taken_at": (event.closes_at - timedelta(minutes=12)).isoformat()}],
+            sent_at=now,
+        )  # fmt: skip
+        db.commit()
+        event_id, number = event.id, codes["QH"][2]
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/admin/login")
+        page.fill("#token", ADMIN_TOKEN)
+        page.get_by_role("button", name="Войти").click()
+        page.goto(f"{url}/admin/events/{event_id}/print/checkpoints")
+        tile = page.locator(f"#cp-{number}")
+        assert tile.locator(".typed .mono").inner_text() == grouped(typed_form(codes["QH"][0]))
+        assert page.locator("#base-url-warning").is_visible()
+        tile.scroll_into_view_if_needed()
+        tile.screenshot(path=ARTIFACTS / f"tile-{width}-typed-code.png")
+        screenshot(page, f"print-{width}-base-url-warning")
+        page.goto(f"{url}/admin/events/{event_id}")
+        assert page.locator("#review-link").inner_text().endswith(": 1")
+        page.click("#review-link")
+        row = page.locator(".review-item")
+        assert row.count() == 1 and row.get_attribute("data-reasons") == "late_arrival"
+        screenshot(page, f"review-{width}-list")
+        row.locator("button.void").click()
+        assert page.locator(".review-item .decision").inner_text() == "аннулировано"
+    finally:
+        context.close()
