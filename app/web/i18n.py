@@ -123,6 +123,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "recorded by itself. If the QR cannot be read, type the code printed under it.",
     ),
     "game.no_takes": ("Взятий пока нет.", "No takes yet."),
+    "game.unsaved_after_close": (
+        "Дистанция закрыта, а в руке {count} несохранённых карт: это не комбинация, в "
+        "аукционе она не участвует (сохранять после закрытия нельзя).",
+        "The course is closed with {count} unsaved cards in your hand: that is not a "
+        "combination and cannot be bid (nothing can be saved after the close).",
+    ),
     "game.msg.empty": ("Введите код.", "Enter a code."),
     "error.too_many_unknown_codes": (
         "Слишком много неверных кодов за минуту. Подождите минуту и попробуйте снова.",
@@ -156,6 +162,33 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "You have no save codes left.",
     ),
     # offline phone (app/static/offline/app.js)
+    # deck and participant CSV errors (app.web.forms.ROW_MESSAGES)
+    "rows.required": ("обязательное поле", "is required"),
+    "rows.not_a_card": ("«{card}» — не карта колоды", "{card!r} is not a card of the deck"),
+    "rows.cp_twice": ("КП {number} указан дважды", "CP {number} appears twice"),
+    "rows.card_twice": ("{card} дважды в колоде", "{card} appears twice in the deck"),
+    "rows.value_twice": ("«{value}» указан дважды", "{value!r} appears twice"),
+    "rows.taken": ("«{value}» уже занят", "{value!r} is already taken"),
+    "rows.code_twice": ("уже другой код этого события", "is already another code of this event"),
+    "rows.code_elsewhere": (
+        "уже используется в другом событии",
+        "is already used by another event",
+    ),
+    "rows.code_short": (
+        "не короче {minimum} букв или цифр (A–Z, 0–9)",
+        "must be at least {minimum} letters or digits (A–Z, 0–9)",
+    ),
+    "rows.code_weak": (
+        "слишком слабый код: около {bits} бит, нужно не меньше 80 (например, 16 случайных "
+        "букв и цифр, не серия); оставьте пустым — код будет создан",
+        "is too weak: about {bits} bits, at least 80 needed (e.g. 16 random letters and "
+        "digits, not a series); leave it empty to have one generated",
+    ),
+    "rows.no_column": ("в заголовке нет столбца «{column}»", "the header has no column {column!r}"),
+    "rows.no_checkpoints": ("в файле нет строк с КП", "the file has no checkpoint rows"),
+    "rows.no_participants": ("в файле нет строк с участниками", "the file has no participant rows"),
+    "rows.lat_lon": ("широта и долгота указываются вместе", "lat and lon must be given together"),
+    "rows.number": ("целое число от 1 до {maximum}", "must be a whole number from 1 to {maximum}"),
     # the CPs' hints on the phone (issue 26 point 6)
     "hints.title": ("Подсказки и координаты КП", "CP hints and coordinates"),
     "hints.link": ("Подсказки и координаты КП", "CP hints and coordinates"),
@@ -294,6 +327,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "reason.voided": (
         "Организаторы отменили это взятие.",
         "The organisers voided this take.",
+    ),
+    "reason.unknown_qr": (
+        "Этот QR-код — не код КП этого события. Сканируйте QR-код на табличке КП.",
+        "This QR code is not a CP code of this event. Scan the QR code on the CP's tile.",
     ),
     "reason.unknown_code": (
         "Такой код не найден. Проверьте, что ввели его без ошибок.",
@@ -876,7 +913,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Эта ставка уже заменена или отозвана.",
         "That bid was already replaced or withdrawn.",
     ),
-    "event.status.draft": ("черновик", "draft"),
+    "event.status.draft": (
+        "подготовка (взятия в окне дистанции засчитываются)",
+        "setup (takes in the course window count)",
+    ),
     "event.status.course_open": ("дистанция открыта", "course open"),
     "event.status.course_closed": ("дистанция закрыта", "course closed"),
     "event.status.ceremony": ("церемония", "ceremony"),
@@ -1060,6 +1100,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "reason_short.voided": ("отменено организатором", "voided by the organiser"),
     # take sources
     "source.phone": ("телефон", "phone"),
+    "source.phone_device": (
+        "телефон без сети, устройство {device}",
+        "offline phone, device {device}",
+    ),
     "source.organiser": ("организатор", "organiser"),
     # error codes of the event, feed and auction services
     "error.validation_error": ("Проверьте поля формы.", "Check the form's fields."),
@@ -1172,6 +1216,8 @@ def label(lang: str, prefix: str, code: str | None) -> str:
     catalogue does not know (an integration's own source name) is shown as given."""
     if not code:
         return ""
+    if prefix == "source" and code.startswith("phone-p"):  # a phone's device (issue 26)
+        return translate(lang, "source.phone_device", device=code.rsplit("-", 1)[-1][:6])
     text = translate(lang, f"{prefix}.{code}")
     return code if text == f"{prefix}.{code}" else text
 

@@ -275,8 +275,9 @@ def take_checkpoint(
         # (CP takes; unknown codes count towards the guessing limit in `scan`).
         return confirmation(request, participant, code, view, preview)
     return record_take(
-        request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex
-    )
+        request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex,
+        scanned=True,
+    )  # fmt: skip
 
 
 def record_take(
@@ -286,10 +287,13 @@ def record_take(
     participant: Participant,
     code: str,
     source_id: str,
+    *,
+    scanned: bool = False,
 ) -> Response:
     """Record `code` through the feed (`feed_ingest.scan`, as the API's scan) and go to
-    the take's page; a refusal (409 feed closed, 429 too many unknown codes, …) is shown
-    on the refusal page with its status."""
+    the take's page (`?via=qr` when it came from a QR: an unknown one is then "not a CP's
+    QR", not "check what you typed"); a refusal (409 feed closed, 429 too many unknown
+    codes, …) is shown on the refusal page with its status."""
     try:
         result = feed_ingest.scan(
             session,
@@ -305,7 +309,7 @@ def record_take(
             {"participant": participant, "message": message_for(request, error)},
             status=error.status,
         )
-    return see_other(f"/me/takes/{result.take_id}")
+    return see_other(f"/me/takes/{result.take_id}" + ("?via=qr" if scanned else ""))
 
 
 def find_take(view: GameView, take_id: int) -> StateTake | None:
@@ -343,6 +347,7 @@ def take_result(
         "result": result,
         "combination": combination,
         "course": course_state(event, utcnow()),
+        "scanned": request.query_params.get("via") == "qr",
     }
     return render(request, "phone/take.html", context)
 
