@@ -8,8 +8,8 @@ lists for the organiser (`take_review`) every stored phone take whose time it ca
 corroborate:
 
 - `late_arrival`: the take arrived after the close with a (corrected) time before it;
-- `offset_jump`: the batch's clock offset differs from the device's previous known offset
-  by more than `jump` (PHONE_CLOCK_JUMP_SECONDS);
+- `offset_jump`: the batch's clock offset differs from an earlier contact's offset of the
+  device by more than `jump` (PHONE_CLOCK_JUMP_SECONDS);
 - `large_correction`: the batch's clock offset is larger than `bound`
   (PHONE_CLOCK_REVIEW_SECONDS), whether or not the feed corrected it (more than 7 days is
   never corrected, `app.feed.ingest.clock_offset`).
@@ -62,8 +62,8 @@ def review_reasons(
 
     `received_at` (server clock), `closes_at`, `taken_at` (as stored, i.e. corrected):
     aware UTC; `offset`: the batch's `received_at − sent_at` (None: no `sent_at`);
-    `previous`: the device's last known offset before this batch (None: no contact with
-    a clock). RULES.md I-22.
+    `previous`: the earlier offset of the device farthest from `offset`
+    (`farthest_offset`; None: no contact with a clock). RULES.md I-22.
     """
     reasons = []
     if received_at >= closes_at and taken_at < closes_at:
@@ -75,19 +75,24 @@ def review_reasons(
     return reasons
 
 
-def last_offset(session: Session, event_id: int, source: str) -> timedelta | None:
-    """The offset of the device's latest contact that carried its clock (None: none)."""
-    seconds = session.scalar(
-        select(DeviceContact.offset_seconds)
-        .where(
-            DeviceContact.event_id == event_id,
-            DeviceContact.source == source,
-            DeviceContact.offset_seconds.is_not(None),
-        )
-        .order_by(DeviceContact.id.desc())
-        .limit(1)
-    )
-    return None if seconds is None else timedelta(seconds=seconds)
+def farthest_offset(
+    session: Session, event_id: int, source: str, offset: timedelta | None
+) -> timedelta | None:
+    """Of the device's earlier contacts that carried its clock, the offset farthest from
+    `offset` (the batch's): the jump is measured against every earlier contact, so a
+    forged contact cannot quietly move the baseline. None: no such contact, or no
+    `offset`. Two aggregates on `ix_device_contact_event_id_source_id`."""
+    if offset is None:
+        return None
+    low, high = session.execute(
+        select(
+            func.min(DeviceContact.offset_seconds), func.max(DeviceContact.offset_seconds)
+        ).where(DeviceContact.event_id == event_id, DeviceContact.source == source)
+    ).one()
+    if low is None or high is None:
+        return None
+    seconds = offset.total_seconds()
+    return timedelta(seconds=low if abs(seconds - low) >= abs(seconds - high) else high)
 
 
 def record_contact(

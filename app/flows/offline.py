@@ -222,7 +222,8 @@ def sync(
     device = device_source(participant, source)
     items, payloads = _feed_items(participant, device, takes, sent_at)
     received_at = utcnow()
-    previous = device_trust.last_offset(session, event.id, device)
+    offset = None if sent_at is None else received_at - sent_at
+    previous = device_trust.farthest_offset(session, event.id, device, offset)
     late = _after_deadline(session, event, items, received_at)
     kept = [i for i in range(len(items)) if i not in late]
     stored = feed_ingest.ingest(

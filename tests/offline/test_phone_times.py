@@ -116,6 +116,23 @@ def test_a_sent_at_more_than_seven_days_ahead_with_a_back_dated_take_is_listed(
     assert reviews(session) == {"pwa-0": ["large_correction", "late_arrival", "offset_jump"]}
 
 
+def test_a_forged_bundle_fetch_does_not_move_the_baseline(client: TestClient, session: Session):
+    """During the course the phone fetched its bundle with its true clock; later it sends
+    a bundle fetch claiming a clock 2 h fast, then a batch with the same 2 h: the batch is
+    measured against every earlier contact, so the jump shows."""
+    now = datetime.now(UTC)
+    event = make_event(session, opens_at=now - timedelta(hours=3))
+    codes = random_codes(session, event)
+    anna = make_participant(session, event, "43")
+    session.commit()
+    signed_in(client, anna.access_token)
+    fetch_bundle(client, timedelta(0))
+    fetch_bundle(client, timedelta(hours=2))
+    (result,) = sync(client, [(codes["QH"][0], now + timedelta(hours=2))], timedelta(hours=2))
+    assert result["outcome"] == "counted"
+    assert reviews(session) == {"pwa-0": ["offset_jump"]}
+
+
 def test_a_new_device_without_earlier_contacts_is_still_listed_after_the_close(
     client: TestClient, session: Session
 ):
