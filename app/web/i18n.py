@@ -329,8 +329,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The organisers voided this take.",
     ),
     "reason.unknown_qr": (
-        "Этот QR-код — не код КП этого события. Сканируйте QR-код на табличке КП.",
-        "This QR code is not a CP code of this event. Scan the QR code on the CP's tile.",
+        "Такой код не найден: этот QR-код — не код КП этого события. Сканируйте QR-код на "
+        "табличке КП.",
+        "No such code: this QR code is not a CP code of this event. Scan the QR code on the "
+        "CP's tile.",
     ),
     "reason.unknown_code": (
         "Такой код не найден. Проверьте, что ввели его без ошибок.",

@@ -240,6 +240,16 @@
     document.documentElement.setAttribute("data-view", route ? route.name : "");
   }
 
+  /* The in-app scanner's button (offline/scanner.js): the same path as the camera app
+   * opening /t/{code}; on my game and on each result (the next CP). */
+  function scanPanel() {
+    return el("section", { class: "panel scan-panel", "aria-label": t("scan.button") },
+      el("p", { class: "notice bad env-warning", role: "alert", "data-env-warning": "", hidden: "hidden" }),
+      el("div", { class: "actions" }, el("button", { type: "button", class: "block scan-button", id: "scan-button",
+        "data-scan": "", text: t("scan.button") })),
+      el("p", { class: "help", text: t("game.scan_hint") }));
+  }
+
   function renderResult(m, sourceId) {
     var r = resultOf(m, sourceId);
     if (!r) return renderGame(m);
@@ -272,8 +282,10 @@
     nodes.push(el("p", { class: "help", id: "take-status", "data-pending": String(r.pending),
       text: r.pending ? t("offline.on_device") : t("offline.confirmed") }));
     nodes.push(handPanel(m), syncPanel(),
+      scanPanel(),
       el("div", { class: "actions" }, el("a", { class: "button block", href: SHELL, text: t("take.to_game") })));
     show(nodes);
+    if (window.RogaineScanner) window.RogaineScanner.setUp();
     mark("rogaine-result");
   }
 
@@ -361,12 +373,7 @@
       combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) }),
         el("span", { class: "muted", text: described(c.cards) })));
     });
-    // The in-app scanner (offline/scanner.js): same path as the camera app opening /t/{code}.
-    var scan = el("section", { class: "panel scan-panel", "aria-label": t("scan.button") },
-      el("p", { class: "notice bad env-warning", role: "alert", "data-env-warning": "", hidden: "hidden" }),
-      el("div", { class: "actions" }, el("button", { type: "button", class: "block scan-button", id: "scan-button",
-        "data-scan": "", text: t("scan.button") })),
-      el("p", { class: "help", text: t("game.scan_hint") }));
+    var scan = scanPanel();
     show([el("h1", { text: t("game.title") }),
       el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),
       notice ? el("p", { class: "notice info", role: "status", text: notice }) : null,

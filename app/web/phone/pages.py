@@ -291,8 +291,8 @@ def record_take(
     scanned: bool = False,
 ) -> Response:
     """Record `code` through the feed (`feed_ingest.scan`, as the API's scan) and go to
-    the take's page (`?via=qr` when it came from a QR: an unknown one is then "not a CP's
-    QR", not "check what you typed"); a refusal (409 feed closed, 429 too many unknown
+    the take's page (`?via=qr` for an unknown code from a QR: "not a CP's QR", not
+    "check what you typed"); a refusal (409 feed closed, 429 too many unknown
     codes, …) is shown on the refusal page with its status."""
     try:
         result = feed_ingest.scan(
@@ -309,7 +309,8 @@ def record_take(
             {"participant": participant, "message": message_for(request, error)},
             status=error.status,
         )
-    return see_other(f"/me/takes/{result.take_id}" + ("?via=qr" if scanned else ""))
+    unknown_qr = scanned and result.reason == "unknown_code"
+    return see_other(f"/me/takes/{result.take_id}" + ("?via=qr" if unknown_qr else ""))
 
 
 def find_take(view: GameView, take_id: int) -> StateTake | None:
@@ -348,6 +349,7 @@ def take_result(
         "combination": combination,
         "course": course_state(event, utcnow()),
         "scanned": request.query_params.get("via") == "qr",
+        "scanner_strings": scanner_strings(negotiate(request)),
     }
     return render(request, "phone/take.html", context)
 
