@@ -11,8 +11,8 @@
  * `[data-env-warning]` is filled with what to do in a browser that would lose takes: an
  * app's built-in browser, a browser without service workers, or a home-screen app (its
  * storage is not the browser's, where the camera app opens links).
- * Texts: the JSON block #scanner-strings (server pages) or #offline-strings (the shell),
- * keys `scan.*`. No innerHTML.
+ * Texts: the attribute `data-scanner-strings` (JSON, server pages) or the shell's
+ * #offline-strings, keys `scan.*`. No innerHTML.
  */
 (function () {
   "use strict";
@@ -23,8 +23,8 @@
 
   function strings() {
     if (S) return S;
-    var block = document.getElementById("scanner-strings") || document.getElementById("offline-strings");
-    S = block ? JSON.parse(block.textContent) : {};
+    var panel = document.querySelector("[data-scanner-strings]"), block = document.getElementById("offline-strings");
+    S = panel ? JSON.parse(panel.getAttribute("data-scanner-strings")) : block ? JSON.parse(block.textContent) : {};
     return S;
   }
   function t(key, values) {
