@@ -84,15 +84,18 @@ SHORT_CODE_LENGTH = 6
 
 
 MIN_CODE_BITS = 80  # a CP code opens its deck entry offline: that search must cost this much
+SERIES_MIN = 3  # a prefix or suffix shared with another given code this long is a series
+RUN_MIN = 3  # from this many equal characters in a row, the rest of the run counts nothing
 
 
 def code_strength_bits(code: str, others: Iterable[str] = ()) -> float:
     """A rough upper bound of a given CP code's strength, in bits (issue 26 point 5).
 
     `code` normalised; `others`: the other codes given with it. The characters that tell
-    it apart from the others count (a prefix or suffix shared with another given code,
-    as in `CPCODE01`…`CPCODE54`, is known to whoever knows one of them), a run of one
-    character counts once, and each counted character is worth log2 of the alphabet
+    it apart from the others count (a prefix or suffix of 3 or more characters shared with
+    another given code, as in `CPCODE01`…`CPCODE54`, is known to whoever knows one of
+    them), a run of equal characters counts as 2 at most, and each counted character is
+    worth log2 of the alphabet
     its character classes span (digits 10, letters 26, both 36). Example: `CPCODE01`
     next to `CPCODE02` keeps 1 character: 3.3 bits; 16 random letters and digits:
     82.7 bits."""
@@ -102,8 +105,15 @@ def code_strength_bits(code: str, others: Iterable[str] = ()) -> float:
             continue
         prefix = max(prefix, _shared(code, other))
         suffix = max(suffix, _shared(code[::-1], other[::-1]))
+    # 1 or 2 shared characters happen by chance between random codes: only a longer
+    # shared part is a series
+    prefix = prefix if prefix >= SERIES_MIN else 0
+    suffix = suffix if suffix >= SERIES_MIN else 0
     core = code[prefix : max(prefix, len(code) - suffix)]
-    counted = [c for i, c in enumerate(core) if i == 0 or c != core[i - 1]]
+    counted = [
+        c for i, c in enumerate(core) if not (i >= RUN_MIN - 1 and core[i - RUN_MIN + 1 : i + 1]
+                                             == c * RUN_MIN)
+    ]  # fmt: skip
     size = (10 if any(c.isdigit() for c in code) else 0) + (
         26 if any(c.isalpha() for c in code) else 0
     )

@@ -21,8 +21,12 @@ def test_strength_worked_by_hand():
     assert code_strength_bits("K7P2XQ9M4TRW8ZNB") == pytest.approx(16 * math.log2(36))
     # digits only: 20 × log2(10) = 66.4 bits, too weak
     assert code_strength_bits("31415926535897932384") < MIN_CODE_BITS
-    # a run counts once: "AAAAAAAAAAAAAAAAAAAAAAAAB" is 2 letters: 9.4 bits
-    assert code_strength_bits("A" * 24 + "B") == pytest.approx(2 * math.log2(26))
+    # a run counts as 2 at most: "AAAAAAAAAAAAAAAAAAAAAAAAB" is 3 letters: 14.1 bits
+    assert code_strength_bits("A" * 24 + "B") == pytest.approx(3 * math.log2(26))
+    # two random codes sharing 2 characters by chance lose nothing (a series needs 3)
+    assert code_strength_bits("K7P2XQ9M4TRW8ZNB", ["K7H3WQ8VNC5XT2MR"]) == pytest.approx(
+        16 * math.log2(36)
+    )
 
 
 def test_a_series_of_weak_organiser_codes_is_refused_with_a_clear_message(
