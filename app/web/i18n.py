@@ -236,6 +236,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Scan CPs with the Scan button in this app, not with the phone's camera: the camera "
         "opens links in the browser, which does not hold your offline data.",
     ),
+    "scan.standalone_not_ready": (
+        "Это приложение на главном экране хранит данные отдельно от браузера, и игры без "
+        "сети в нём ещё нет: при связи откройте в нём свою личную ссылку (QR-код на вашей "
+        "карточке участника) и сканируйте КП кнопкой «Сканировать» здесь.",
+        "This home-screen app keeps its data apart from the browser and cannot play "
+        "offline yet: while online, open your personal link in it (the QR code on your "
+        "participant card), then scan CPs with its Scan button.",
+    ),
     "scan.no_offline": (
         "Этот браузер не умеет работать без сети: откройте страницу в Chrome или Safari.",
         "This browser cannot play offline: open this page in Chrome or Safari.",

@@ -168,3 +168,20 @@ def test_an_in_app_browser_is_told_what_to_do(browser, server, agent, warning):
             screenshot(page, "scanner-360-in-app-warning")
     finally:
         context.close()
+
+
+def test_a_home_screen_app_without_its_queue_is_told_what_to_do(browser, server):
+    """An app added to the home screen (display-mode standalone) with nothing stored: the
+    offline page says to open the personal link in it while online."""
+    context = browser.new_context(viewport={"width": 360, "height": 780})
+    try:
+        page = context.new_page()
+        page.add_init_script(
+            "window.matchMedia = (q) => ({matches: q.includes('standalone'), media: q,"
+            " addEventListener() {}, removeEventListener() {}});"
+        )
+        page.goto(f"{server.url}/me/offline")
+        notice = page.locator("#standalone-not-ready")
+        assert "личную ссылку" in notice.inner_text()
+    finally:
+        context.close()

@@ -420,7 +420,12 @@
 
   function renderNotReady() {
     route = { name: "not-ready" };
-    show([el("h1", { text: t("offline.title") }), el("p", { class: "notice info", text: t("offline.not_ready") })]);
+    // A home-screen app keeps its own storage (iPhone): without its queue here, say how to
+    // give it one (issue 26 point 1).
+    var standalone = navigator.standalone === true ||
+      (window.matchMedia && window.matchMedia("(display-mode: standalone)").matches);
+    show([el("h1", { text: t("offline.title") }), el("p", { class: "notice info", text: t("offline.not_ready") }),
+      standalone ? el("p", { class: "notice bad", role: "alert", id: "standalone-not-ready", text: t("scan.standalone_not_ready") }) : null]);
   }
 
   function render() {
