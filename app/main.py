@@ -29,6 +29,7 @@ from app.web import common as common_pages
 from app.web.admin import course as course_pages
 from app.web.admin import iof as admin_iof_pages
 from app.web.admin import pages as admin_pages
+from app.web.admin import review as review_pages
 from app.web.admin import setup as admin_setup_pages
 from app.web.assets import HashedStaticFiles
 from app.web.csrf import csrf_guard
@@ -113,6 +114,7 @@ def _include_routers(app: FastAPI) -> None:
     # Domain routers (keep one line per package, alphabetical).
     app.include_router(admin_pages.router)
     app.include_router(course_pages.router)
+    app.include_router(review_pages.router)
     app.include_router(admin_setup_pages.router)
     app.include_router(admin_iof_pages.router)
     app.include_router(api_docs.router)

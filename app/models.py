@@ -8,11 +8,14 @@ from app.core.ledger import EventChain
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,
+    DeviceContact,
     IntegrationKey,
     ParticipantState,
     SourceClock,
+    SyncDeadline,
     Take,
     TakeOutcome,
+    TakeReview,
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
@@ -28,6 +31,7 @@ __all__ = [
     "BidWithdrawal",
     "Checkpoint",
     "Combination",
+    "DeviceContact",
     "Event",
     "EventChain",
     "Game",
@@ -42,7 +46,9 @@ __all__ = [
     "ParticipantState",
     "SaveCode",
     "SourceClock",
+    "SyncDeadline",
     "Take",
     "TakeOutcome",
+    "TakeReview",
     "TakeVoid",
 ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -15,6 +17,29 @@ ADMIN_TOKEN_MIN_LENGTH = 32  # characters, in production
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "admin"}
 LISTEN_CONNECTIONS = 1  # per process on PostgreSQL: app.live.listener's LISTEN connection
 MIN_CONNECTIONS_PER_PROCESS = LISTEN_CONNECTIONS + 1
+
+
+def base_url_problems(base_url: str) -> list[str]:
+    """Why printed QR codes with `base_url` would fail on a phone in the field (issue 26
+    point 7): `loopback` (localhost, 127.0.0.0/8, ::1), `private` (a private, link-local or
+    unspecified address, or a `.local` name), `http` (no TLS: phones refuse the camera
+    and service workers). Empty: an https address on a public name."""
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    problems = []
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if host == "localhost" or host.endswith(".localhost") or (address and address.is_loopback):
+        problems.append("loopback")
+    elif host.endswith(".local") or (
+        address and (address.is_private or address.is_link_local or address.is_unspecified)
+    ):
+        problems.append("private")
+    if parts.scheme != "https":
+        problems.append("http")
+    return problems
 
 
 class Settings(BaseSettings):
@@ -75,6 +100,18 @@ class Settings(BaseSettings):
         ge=0,
         description="A batch whose `sent_at` is further than this from the server clock has "
         "its takes' times corrected by the device's offset.",
+    )
+    phone_clock_jump_seconds: float = Field(
+        default=300,
+        ge=0,
+        description="A phone batch whose clock offset differs from the device's previous "
+        "contact by more than this is listed for the organiser's review (RULES.md I-22).",
+    )
+    phone_clock_review_seconds: float = Field(
+        default=7200,
+        ge=0,
+        description="A phone batch whose clock offset is larger than this is listed for the "
+        "organiser's review (RULES.md I-22).",
     )
     feed_signature_max_age_seconds: int = Field(
         default=86400,
@@ -138,6 +175,14 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_placeholders(self) -> Settings:
+        # https is required; a loopback or private https address (a rehearsal behind
+        # `tls internal`) starts, and the print pages and the dashboard warn about it.
+        if self.environment == "production" and "http" in base_url_problems(self.base_url):
+            raise ValueError(
+                "BASE_URL must be the public https address the phones open in production "
+                f"(it is {self.base_url!r}: {', '.join(base_url_problems(self.base_url))}); "
+                "every printed QR code encodes it"
+            )
         if self.environment == "production":
             if self.admin_token is None or self.admin_token.lower() in PLACEHOLDER_SECRETS:
                 raise ValueError("ADMIN_TOKEN must be set to a real secret in production")

@@ -18,6 +18,7 @@ from app.core.principal import OrganiserDep
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr, repository
 from app.events import service as event_service
+from app.events.codes import grouped, normalize_code, typed_form
 from app.events.deps import EventDep, OrganiserOrParticipant
 from app.events.formats import DeckRow
 from app.events.schemas import (
@@ -275,12 +276,20 @@ def public_checkpoints_gpx(event: EventDep, session: SessionDep) -> Response:
     responses={200: {"content": {"text/csv": {}}}},
 )
 def export_checkpoints_csv(event: EventDep, session: SessionDep, _: OrganiserDep) -> Response:
-    """The deck as CSV `number, card, lat, lon, hint` (re-importable; organiser)."""
+    """The deck as CSV `number, card, lat, lon, hint, typed_code` (re-importable: the
+    import ignores `typed_code`, the form printed under each QR; organiser)."""
     rows: list[dict[str, Any]] = [
-        {"number": cp.number, "card": cp.card, "lat": cp.lat, "lon": cp.lon, "hint": cp.hint}
+        {
+            "number": cp.number,
+            "card": cp.card,
+            "lat": cp.lat,
+            "lon": cp.lon,
+            "hint": cp.hint,
+            "typed_code": grouped(typed_form(normalize_code(cp.code))),
+        }
         for cp in repository.checkpoints(session, event.id)
     ]
-    text = formats.checkpoints_csv(rows, formats.CHECKPOINT_COLUMNS)
+    text = formats.checkpoints_csv(rows, (*formats.CHECKPOINT_COLUMNS, "typed_code"))
     return _download(text, "text/csv; charset=utf-8", f"event-{event.id}-deck.csv")
 
 
@@ -453,16 +462,21 @@ def print_participant_cards(
     settings: SettingsDep,
     _: OrganiserDep,
     participant: Annotated[list[ExternalIdRef] | None, Query()] = None,
+    reissue: Annotated[bool, Query()] = False,
 ) -> HTMLResponse:
     """Printable cards (QR of the personal link + save codes) for the participants named
     by `?participant=<external_id>` (repeatable; all when absent).
 
-    Tokens are stored only hashed, so printing RE-ISSUES the tokens of those
-    participants: links printed or sent earlier stop working.
+    A card printed before shows the same link again (the token is kept sealed with
+    SECRET_KEY, `event_service.card_token`); a participant never printed, or all with
+    `?reissue=true`, gets a NEW token: links printed or sent earlier stop working.
     """
     if participant:
         targets = [event_service.get_participant(session, event, x) for x in participant]
     else:
         targets = list(repository.participants(session, event.id))
-    issued = [event_service.reissue_token(session, event, p) for p in targets]
+    issued = [
+        event_service.card_token(session, event, p, settings.cookie_secret, reissue=reissue)
+        for p in targets
+    ]
     return printing.participant_cards(request, event, issued, settings.base_url)

@@ -94,6 +94,9 @@ class Participant(Base):
     club: Mapped[str | None] = mapped_column(String(100))
     control_card: Mapped[str | None] = mapped_column(String(12))
     access_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # The token sealed with SECRET_KEY (`security.seal_token`) when it was issued for a
+    # printed card: a re-print shows the same link (issue 26 point 7). None otherwise.
+    access_token_sealed: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -15,6 +15,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
+from app.core.config import base_url_problems
+from app.events.codes import grouped, normalize_code, typed_form
 from app.events.models import Checkpoint, Event
 from app.events.qr import personal_url, qr_svg, take_url
 from app.events.service import NewParticipant
@@ -32,15 +34,22 @@ PARTICIPANT_QR_CM = 4
 def checkpoint_sheet(
     request: Request, event: Event, checkpoints: Sequence[Checkpoint], base_url: str
 ) -> HTMLResponse:
-    """Two CPs per A4 page: QR of `{BASE_URL}/t/{code}`, CP number, event name.
+    """Two CPs per A4 page: QR of `{BASE_URL}/t/{code}`, CP number, the code's typed form
+    (`app.events.codes.typed_form`, grouped), event name.
 
     The card and the discard code are never printed (the card is face down).
     """
     items = [
-        {"number": cp.number, "qr": Markup(qr_svg(take_url(base_url, cp.code)))}
+        {
+            "number": cp.number,
+            "qr": Markup(qr_svg(take_url(base_url, cp.code))),
+            # the form typed when the QR cannot be read (issue 26 point 2)
+            "typed": grouped(typed_form(normalize_code(cp.code))),
+        }
         for cp in checkpoints
     ]
-    context = {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM}
+    context = {"event": event, "items": items, "qr_cm": CHECKPOINT_QR_CM,
+               **base_url_context(base_url)}  # fmt: skip
     return _render(request, "print/checkpoints.html", context)
 
 
@@ -60,8 +69,15 @@ def participant_cards(
                 "save_codes": new.save_codes,
             }
         )
-    context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM}
+    context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM,
+               **base_url_context(base_url)}  # fmt: skip
     return _render(request, "print/participant_cards.html", context)
+
+
+def base_url_context(base_url: str) -> dict[str, Any]:
+    """What `_base_url_warning.html` needs: the address and why phones cannot open it
+    (`config.base_url_problems`; empty: nothing to warn about)."""
+    return {"base_url": base_url, "base_url_problems": base_url_problems(base_url)}
 
 
 def _render(request: Request, template: str, context: dict[str, Any]) -> HTMLResponse:

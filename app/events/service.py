@@ -19,9 +19,15 @@ from sqlalchemy.orm import Session
 from app.core import audit, iof
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
-from app.core.security import hash_token, new_token
+from app.core.security import hash_token, new_token, seal_token, unseal_token
 from app.events import identity, repository, rules
-from app.events.codes import new_cp_code, normalize_code, unique_short_code
+from app.events.codes import (
+    MIN_CODE_BITS,
+    code_strength_bits,
+    new_cp_code,
+    normalize_code,
+    unique_short_code,
+)
 from app.events.formats import (
     CHECKPOINT_COLUMNS,
     PARTICIPANT_COLUMNS,
@@ -326,6 +332,22 @@ def _check_given_code(
     return code
 
 
+def _check_strength(codes: Sequence[str | None], locate: Locate, errors: list) -> None:
+    """Refuse given CP codes weaker than MIN_CODE_BITS (`codes.code_strength_bits`): the
+    offline deck can be searched for them (issue 26 point 5). Generated codes have 120."""
+    given = [code for code in codes if code]
+    for index, code in enumerate(codes):
+        if not code:
+            continue
+        bits = code_strength_bits(code, given)
+        if bits < MIN_CODE_BITS:
+            errors.append(
+                locate(index, "code", f"is too weak: about {bits:.0f} bits, at least "
+                       f"{MIN_CODE_BITS} needed (e.g. 16 random letters and digits, not a "
+                       "series); leave it empty to have one generated")
+            )  # fmt: skip
+
+
 def _validate_deck(
     session: Session, event: Event, rows: Sequence[DeckRow], locate: Locate
 ) -> tuple[list[str], list[str | None], list[str | None]]:
@@ -354,6 +376,7 @@ def _validate_deck(
         _check_given_code(row.discard_code, "discard_code", MIN_GIVEN_SHORT_CODE, i, locate, errors)
         for i, row in enumerate(rows)
     ]
+    _check_strength(codes, locate, errors)
     save_codes = repository.save_codes(session, event.id)
     elsewhere = repository.cp_codes_elsewhere(session, event.id, [c for c in codes if c])
     used: dict[str, int] = {}
@@ -945,11 +968,18 @@ def delete_participant(
 
 
 def reissue_token(
-    session: Session, event: Event, participant: Participant, actor: str = ORGANISER
+    session: Session,
+    event: Event,
+    participant: Participant,
+    actor: str = ORGANISER,
+    *,
+    seal_with: str | None = None,
 ) -> NewParticipant:
-    """A new access token for a participant; the previous one stops working at once."""
+    """A new access token for a participant; the previous one stops working at once.
+    `seal_with` (SECRET_KEY): keep it sealed for a later re-print (`card_token`)."""
     token = new_token()
     participant.access_token_hash = hash_token(token)
+    participant.access_token_sealed = seal_token(seal_with, token) if seal_with else None
     session.flush()
     audit.record(
         session,
@@ -958,6 +988,20 @@ def reissue_token(
         action="participant.reissue_token",
         subject=f"participant:{participant.external_id}",
     )
+    codes = repository.save_codes_by_participant(session, event.id, participant.id)
+    return NewParticipant(participant, token, codes.get(participant.id, []))
+
+
+def card_token(
+    session: Session, event: Event, participant: Participant, secret: str, *, reissue: bool
+) -> NewParticipant:
+    """The token to print on a participant's card (issue 26 point 7): the one sealed at an
+    earlier print when it is still the participant's (a second print after a paper jam
+    keeps every link); otherwise, or with `reissue`, a new one (`reissue_token`, sealed
+    with `secret`)."""
+    token = None if reissue else unseal_token(secret, participant.access_token_sealed)
+    if token is None or hash_token(token) != participant.access_token_hash:
+        return reissue_token(session, event, participant, seal_with=secret)
     codes = repository.save_codes_by_participant(session, event.id, participant.id)
     return NewParticipant(participant, token, codes.get(participant.id, []))
 

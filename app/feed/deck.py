@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.events.codes import normalize_code
+from app.events.codes import normalize_code, typed_form
 from app.events.models import Event
 from app.feed import repository as repo
 from app.feed import rules
@@ -125,6 +125,7 @@ def load_deck(session: Session, event: Event) -> Deck:
     for cp_id, number, card, code, discard_code in repo.checkpoints_of_event(session, event.id):
         ref = rules.CheckpointRef(cp_id, number, card)
         checkpoints[code] = ref
+        checkpoints[typed_form(code)] = ref  # the form printed under the QR (issue 26)
         discards[discard_code] = ref
         numbers[cp_id] = number
         discard_codes[cp_id] = discard_code

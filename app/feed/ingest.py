@@ -44,7 +44,7 @@ MAX_CLOCK_OFFSET = timedelta(days=7)  # a device clock further off than this is 
 # -- item results ------------------------------------------------------------------------------
 
 
-def _item_error(
+def item_error(
     source_id: Any, status: int, code: str, detail: str, fields: list[dict[str, Any]] | None = None
 ) -> TakeResult:
     """The result of an item that was not stored (`status` `error`); `error` is an
@@ -66,7 +66,7 @@ def _invalid_take(raw: Any, exc: ValidationError) -> TakeResult:
     """The result of an item `TakeCreate` refused: 422 `invalid_take` with its fields."""
     source_id = raw.get("source_id") if isinstance(raw, dict) else None
     detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-    return _item_error(
+    return item_error(
         source_id,
         422,
         "invalid_take",
@@ -205,7 +205,7 @@ def _accept(
     for index, item in valid:
         participant = participants.get(item.participant)
         if participant is None:
-            batch.results[index] = _item_error(
+            batch.results[index] = item_error(
                 item.source_id,
                 404,
                 "participant_not_found",
@@ -223,7 +223,7 @@ def _refuse_new_takes(session: Session, event: Event, batch: _Batch) -> None:
     for index, item, participant in batch.accepted:
         original = repo.take_by_source(session, event.id, item.source, item.source_id)
         if original is None:
-            batch.results[index] = _item_error(item.source_id, 409, closed.code, closed.detail)
+            batch.results[index] = item_error(item.source_id, 409, closed.code, closed.detail)
         else:
             batch.duplicates[index] = original.id
             still.append((index, item, participant))

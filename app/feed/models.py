@@ -165,3 +165,62 @@ class IntegrationKey(Base):
     require_signature: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]
+
+
+class DeviceContact(Base):
+    """What the service learnt of a phone's clock at one contact (a log, RULES.md I-22).
+
+    A contact is a bundle fetch (`kind` `bundle`: the phone sent its clock with
+    `GET /me/offline.json?device=…&at=…`) or a sync (`kind` `sync`: the batch's
+    `sent_at`). `offset_seconds` = server clock at receipt − device clock (None when the
+    phone sent no clock); `takes`: the takes the batch stored.
+    """
+
+    __tablename__ = "device_contact"
+    __table_args__ = (Index("ix_device_contact_event_id_source_id", "event_id", "source", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    participant_id: Mapped[int] = mapped_column(ForeignKey("participant.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    device_at: Mapped[datetime | None]
+    offset_seconds: Mapped[float | None]
+    takes: Mapped[int] = mapped_column(default=0, server_default="0")
+
+
+class TakeReview(Base):
+    """A phone take whose time the service cannot corroborate, listed for the organiser
+    (RULES.md I-22). `reasons`: some of `late_arrival`, `offset_jump`, `large_correction`;
+    `details`: the figures behind them (offsets in seconds). The take counts as the rules
+    say until the organiser decides: `decision` `accepted` (nothing changes) or `voided`
+    (a `take_void` row, the participant replayed); both are logged in the audit log."""
+
+    __tablename__ = "take_review"
+    __table_args__ = (Index("ix_take_review_event_id_decision_id", "event_id", "decision", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    take_id: Mapped[int] = mapped_column(ForeignKey("take.id", ondelete="CASCADE"), unique=True)
+    reasons: Mapped[list[str]] = mapped_column(JSON)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    decision: Mapped[str | None] = mapped_column(String(16))
+    decided_by: Mapped[str | None] = mapped_column(String(120))
+    decided_at: Mapped[datetime | None]
+
+
+class SyncDeadline(Base):
+    """The organiser's deadline for phone syncs after the close (a log: the latest row of
+    the event wins; `deadline` None clears it). A phone batch received after it stores
+    nothing new (409 `sync_deadline_passed` per take), RULES.md I-22."""
+
+    __tablename__ = "sync_deadline"
+    __table_args__ = (Index("ix_sync_deadline_event_id_id", "event_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"))
+    deadline: Mapped[datetime | None]
+    set_by: Mapped[str] = mapped_column(String(120))
+    set_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -6,8 +6,9 @@ a hash of the code; the file alone reveals nothing, a scanned code opens exactly
 CP. Derivations (the browser does the same with WebCrypto, `app/static/offline/deck.js`):
 
 - `salt`: 16 random bytes per file;
-- key = HKDF-SHA256(ikm = normalised code (UTF-8), salt, info = `rogaine-deck/v1 key`,
-  32 bytes) — an AES-256-GCM key;
+- key = HKDF-SHA256(ikm = the code's typed form (`app.events.codes.typed_form`, UTF-8:
+  a scanned code and its printed typed form open the same entry), salt,
+  info = `rogaine-deck/v1 key`, 32 bytes) — an AES-256-GCM key;
 - index = HKDF-SHA256(same ikm and salt, info = `rogaine-deck/v1 index`, 16 bytes),
   base64url without padding (a different derivation: the index gives no key);
 - entry = base64url(nonce (12 random bytes) ‖ AES-256-GCM(key, nonce, plaintext,
@@ -41,11 +42,13 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
-from app.events.codes import normalize_code
+from app.events import service as event_service
+from app.events.codes import normalize_code, typed_form
 from app.events.models import Event, Participant
 from app.feed import ingest as feed_ingest
 from app.feed import repository as feed_repo
 from app.feed import views as feed_views
+from app.flows import device_trust
 
 DECK_VERSION = 1
 KEY_INFO = b"rogaine-deck/v1 key"
@@ -66,7 +69,7 @@ def unb64url(text: str) -> bytes:
 
 
 def _hkdf(code: str, salt: bytes, info: bytes, length: int) -> bytes:
-    ikm = normalize_code(code).encode("utf-8")
+    ikm = typed_form(normalize_code(code)).encode("utf-8")
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(ikm)
 
 
@@ -126,7 +129,8 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
 
     `event` (id, name, course window as UTC ISO datetimes, time zone, ranking preset),
     `participant` (external id, name), `save_codes` (this participant's own, normalised),
-    `deck` (encrypted, above), `state` (the participant's view of their state and log,
+    `deck` (encrypted, above), `checkpoints` (the public CP list: `number, lat, lon,
+    hint`, for the hints page offline), `state` (the participant's view of their state and log,
     `feed_views.participant_state(as_participant=True)`: no card they have not
     seen), `server_time` (UTC, for the device's clock).
     """
@@ -146,6 +150,8 @@ def bundle(session: Session, participant: Participant) -> dict[str, Any]:
         "participant": {"external_id": participant.external_id, "name": participant.name},
         "save_codes": sorted(feed_repo.save_codes_of(session, participant.id)),
         "deck": event_deck(session, event),
+        # public before the start (RULES.md §1.1): number, coordinates, hint; no card, no code
+        "checkpoints": event_service.public_rows(session, event),
         "state": state.model_dump(mode="json"),
         "server_time": utcnow().isoformat(),
     }
@@ -191,6 +197,7 @@ def sync(
     *,
     sent_at: datetime | None = None,
     clock_tolerance: timedelta = feed_ingest.CLOCK_TOLERANCE,
+    limits: device_trust.TrustLimits | None = None,
 ) -> dict[str, Any]:
     """Store the phone's queued takes through the feed (`feed_ingest.ingest`).
 
@@ -202,28 +209,97 @@ def sync(
     payload): when it is off the server clock by more than `clock_tolerance`
     (FEED_CLOCK_TOLERANCE_SECONDS), the feed corrects the batch's times by the offset
     (`feed_ingest.ingest`, device clocks).
+    Times are evidence (RULES.md I-22): the batch is a contact of the device
+    (`device_trust.record_contact`), its doubtful takes are listed for the organiser
+    (`device_trust.review_batch`, `limits`), and after the organiser's sync deadline a
+    new take is not stored (409 `sync_deadline_passed`; a redelivery still answers).
     Returns `{"results": [...], "state": ..., "received_at"}`: one result per item in
     order, as the participant may see it (RULES.md I-1), and the participant's state
     after the batch.
     """
     event = session.get(Event, participant.event_id)
     assert event is not None
-    items, payloads = _feed_items(participant, device_source(participant, source), takes, sent_at)
+    device = device_source(participant, source)
+    items, payloads = _feed_items(participant, device, takes, sent_at)
     received_at = utcnow()
-    results = feed_ingest.ingest(
+    offset = None if sent_at is None else received_at - sent_at
+    previous = device_trust.farthest_offset(session, event.id, device, offset)
+    late = _after_deadline(session, event, items, received_at)
+    kept = [i for i in range(len(items)) if i not in late]
+    stored = feed_ingest.ingest(
         session,
         event,
-        items,
+        [items[i] for i in kept],
         recorded_by=f"participant:{participant.external_id}",
         received_at=received_at,
-        payloads=payloads,
+        payloads=[payloads[i] for i in kept],
         sent_at=sent_at,
         clock_tolerance=clock_tolerance,
     )
-    shown = feed_views.results_for_participant(session, participant.id, results)
+    results = {**late, **dict(zip(kept, stored, strict=True))}
+    _note_contact(session, event, participant, device, stored, received_at, sent_at,
+                  previous, limits or device_trust.TrustLimits())  # fmt: skip
+    shown = feed_views.results_for_participant(
+        session, participant.id, [results[i] for i in range(len(items))]
+    )
     state = feed_views.participant_state(session, participant, as_participant=True)
     return {
         "results": [result.model_dump(mode="json") for result in shown],
         "state": state.model_dump(mode="json"),
         "received_at": received_at.isoformat(),
     }
+
+
+def _note_contact(
+    session: Session,
+    event: Event,
+    participant: Participant,
+    device: str,
+    stored: Sequence[Any],
+    received_at: datetime,
+    sent_at: datetime | None,
+    previous: timedelta | None,
+    limits: device_trust.TrustLimits,
+) -> None:
+    """The batch as a contact of the device, and its doubtful new takes listed for the
+    organiser (RULES.md I-22)."""
+    new_ids = [r.take_id for r in stored if r.status == "accepted" and r.take_id is not None]
+    offset = None if sent_at is None else received_at - sent_at
+    device_trust.review_batch(session, event, new_ids, received_at=received_at,
+                              offset=offset, previous=previous, limits=limits)  # fmt: skip
+    device_trust.record_contact(session, participant, device, "sync", received_at=received_at,
+                                device_at=sent_at, takes=len(new_ids))  # fmt: skip
+
+
+def _after_deadline(
+    session: Session, event: Event, items: Sequence[Any], received_at: datetime
+) -> dict[int, Any]:
+    """The items refused because the batch arrived after the sync deadline (RULES.md
+    I-22), by index: 409 `sync_deadline_passed`. A take already in the log is not
+    refused (the feed answers `duplicate_delivery`)."""
+    deadline = device_trust.sync_deadline(session, event.id)
+    if deadline is None or received_at <= deadline:
+        return {}
+    keys = [
+        (item.get("source"), str(item.get("source_id"))) for item in items if isinstance(item, dict)
+    ]
+    logged = feed_repo.logged_source_keys(session, event.id, keys)
+    refused = {}
+    for index, item in enumerate(items):
+        key = (item.get("source"), str(item.get("source_id"))) if isinstance(item, dict) else None
+        if key not in logged:
+            source_id = item.get("source_id") if isinstance(item, dict) else None
+            refused[index] = feed_ingest.item_error(
+                source_id, 409, "sync_deadline_passed",
+                "The organiser's deadline for sending takes has passed: this take was not "
+                "stored.",
+            )  # fmt: skip
+    return refused
+
+
+def bundle_contact(
+    session: Session, participant: Participant, device: str, device_at: datetime | None
+) -> None:
+    """A bundle fetch that named its device: a contact of that device's clock."""
+    device_trust.record_contact(session, participant, device_source(participant, device),
+                                "bundle", received_at=utcnow(), device_at=device_at)  # fmt: skip

@@ -24,6 +24,7 @@ Mistyped page addresses (`/admin/...`, `/me...`, `/t/...`) answer an HTML 404 pa
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
@@ -153,15 +154,41 @@ def _with_field(item: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
+# The deck and participant CSV / deck errors of `app.events` (English, as the API gives
+# them) in the page language (issue 26 point 8): the message's pattern -> catalogue key.
+ROW_MESSAGES = [
+    (re.compile(r"^is required$"), "rows.required"),
+    (re.compile(r"^not a card of the deck: '(?P<card>.*)' \(.*\)$"), "rows.not_a_card"),
+    (re.compile(r"^CP (?P<number>\d+) appears twice$"), "rows.cp_twice"),
+    (re.compile(r"^(?P<card>.+) appears twice in the deck$"), "rows.card_twice"),
+    (re.compile(r"^'(?P<value>.*)' appears twice$"), "rows.value_twice"),
+    (re.compile(r"^'(?P<value>.*)' is already taken$"), "rows.taken"),
+    (re.compile(r"^is already another code of this event$"), "rows.code_twice"),
+    (re.compile(r"^is already used by another event$"), "rows.code_elsewhere"),
+    (re.compile(r"^must be at least (?P<minimum>\d+) letters or digits"), "rows.code_short"),
+    (re.compile(r"^is too weak: about (?P<bits>\d+) bits"), "rows.code_weak"),
+    (re.compile(r"^the header has no column '(?P<column>\w+)'$"), "rows.no_column"),
+    (re.compile(r"^the file has no checkpoint rows$"), "rows.no_checkpoints"),
+    (re.compile(r"^the file has no participant rows$"), "rows.no_participants"),
+    (re.compile(r"^lat and lon must be given together$"), "rows.lat_lon"),
+    (re.compile(r"^must be a whole number from 1 to (?P<maximum>\d+)$"), "rows.number"),
+]
+
+
 def error_text(lang: str, error: Mapping[str, Any]) -> str:
-    """A form error in the page language (`input.<type>` with its values), else its
-    English `msg` as the API gives it."""
+    """A form error in the page language (`input.<type>` with its values, or a known
+    deck/CSV message of `ROW_MESSAGES`), else its English `msg` as the API gives it."""
     kind = error.get("type")
     if kind:
         text = translate(lang, f"input.{kind}", **(error.get("values") or {}))
         if text != f"input.{kind}":
             return text
-    return str(error.get("msg", ""))
+    message = str(error.get("msg", ""))
+    for pattern, key in ROW_MESSAGES:
+        match = pattern.match(message)
+        if match:
+            return translate(lang, key, **match.groupdict())
+    return message
 
 
 @contextmanager

@@ -78,11 +78,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "game.hand": ("Рука ({count} из 5)", "Hand ({count} of 5)"),
     "game.hand_empty": ("В руке пока нет карт.", "No cards in hand yet."),
     "game.discard_code": ("код сброса", "discard code"),
-    "game.enter_code": ("Ввести код сброса или сохранения", "Enter a discard or save code"),
+    "game.enter_code": ("Ввести код", "Enter a code"),
     "game.code_label": ("Код", "Code"),
     "game.code_help": (
-        "Код сброса карты или ваш код сохранения. Перед записью мы попросим подтверждение.",
-        "A card's discard code or one of your save codes. We will ask you to confirm first.",
+        "Код сброса карты, ваш код сохранения или код КП, напечатанный под QR-кодом "
+        "(регистр, пробелы и дефисы не важны). Перед записью мы попросим подтверждение.",
+        "A card's discard code, one of your save codes, or a CP's code printed under its QR "
+        "(case, spaces and dashes do not matter). We will ask you to confirm first.",
     ),
     "game.check_code": ("Проверить код", "Check the code"),
     "game.takes": ("Мои взятия", "My takes"),
@@ -115,8 +117,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ceremony.copied": ("Скопировано", "Copied"),
     "game.ceremony_link": ("Церемония награждения", "Award ceremony"),
     "game.scan_hint": (
-        "Сканируйте QR-код на КП камерой телефона: взятие запишется само.",
-        "Scan a CP's QR code with the phone camera: the take is recorded by itself.",
+        "Сканируйте QR-код на КП кнопкой «Сканировать» (или камерой телефона): взятие "
+        "запишется само. QR-код не читается — введите код, напечатанный под ним.",
+        "Scan a CP's QR code with the Scan button (or the phone's camera): the take is "
+        "recorded by itself. If the QR cannot be read, type the code printed under it.",
+    ),
+    "game.no_takes": ("Взятий пока нет.", "No takes yet."),
+    "game.unsaved_after_close": (
+        "Дистанция закрыта, а в руке {count} несохранённых карт: это не комбинация, в "
+        "аукционе она не участвует (сохранять после закрытия нельзя).",
+        "The course is closed with {count} unsaved cards in your hand: that is not a "
+        "combination and cannot be bid (nothing can be saved after the close).",
     ),
     "game.msg.empty": ("Введите код.", "Enter a code."),
     "error.too_many_unknown_codes": (
@@ -151,6 +162,92 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "You have no save codes left.",
     ),
     # offline phone (app/static/offline/app.js)
+    # deck and participant CSV errors (app.web.forms.ROW_MESSAGES)
+    "rows.required": ("обязательное поле", "is required"),
+    "rows.not_a_card": ("«{card}» — не карта колоды", "{card!r} is not a card of the deck"),
+    "rows.cp_twice": ("КП {number} указан дважды", "CP {number} appears twice"),
+    "rows.card_twice": ("{card} дважды в колоде", "{card} appears twice in the deck"),
+    "rows.value_twice": ("«{value}» указан дважды", "{value!r} appears twice"),
+    "rows.taken": ("«{value}» уже занят", "{value!r} is already taken"),
+    "rows.code_twice": ("уже другой код этого события", "is already another code of this event"),
+    "rows.code_elsewhere": (
+        "уже используется в другом событии",
+        "is already used by another event",
+    ),
+    "rows.code_short": (
+        "не короче {minimum} букв или цифр (A–Z, 0–9)",
+        "must be at least {minimum} letters or digits (A–Z, 0–9)",
+    ),
+    "rows.code_weak": (
+        "слишком слабый код: около {bits} бит, нужно не меньше 80 (например, 16 случайных "
+        "букв и цифр, не серия); оставьте пустым — код будет создан",
+        "is too weak: about {bits} bits, at least 80 needed (e.g. 16 random letters and "
+        "digits, not a series); leave it empty to have one generated",
+    ),
+    "rows.no_column": ("в заголовке нет столбца «{column}»", "the header has no column {column!r}"),
+    "rows.no_checkpoints": ("в файле нет строк с КП", "the file has no checkpoint rows"),
+    "rows.no_participants": ("в файле нет строк с участниками", "the file has no participant rows"),
+    "rows.lat_lon": ("широта и долгота указываются вместе", "lat and lon must be given together"),
+    "rows.number": ("целое число от 1 до {maximum}", "must be a whole number from 1 to {maximum}"),
+    # the CPs' hints on the phone (issue 26 point 6)
+    "hints.title": ("Подсказки и координаты КП", "CP hints and coordinates"),
+    "hints.link": ("Подсказки и координаты КП", "CP hints and coordinates"),
+    "hints.lead": (
+        "Номера, координаты и подсказки всех КП (они известны всем до старта). Карт и кодов "
+        "здесь нет. Страница работает и без сети.",
+        "The numbers, coordinates and hints of every CP (known to all before the start). No "
+        "cards and no codes here. The page also works without network.",
+    ),
+    "hints.number": ("КП", "CP"),
+    "hints.coordinates": ("Координаты", "Coordinates"),
+    "hints.hint": ("Подсказка", "Hint"),
+    "hints.gpx": ("Скачать GPX (для навигатора)", "Download GPX (for a GPS device)"),
+    "hints.none": ("Список КП пока пуст.", "No CPs yet."),
+    "hints.not_ready": (
+        "Подсказки ещё не сохранены на телефоне: откройте «Мою игру» один раз при связи.",
+        "The hints are not on this phone yet: open My game once online.",
+    ),
+    # the in-app QR scanner (issue 26 point 1)
+    "scan.button": ("Сканировать QR-код КП", "Scan a CP's QR code"),
+    "scan.hint": ("Наведите камеру на QR-код КП.", "Point the camera at the CP's QR code."),
+    "scan.torch": ("Фонарик", "Torch"),
+    "scan.close": ("Закрыть", "Close"),
+    "scan.no_camera": (
+        "Камера недоступна ({error}). Разрешите этой странице доступ к камере или введите "
+        "код с таблички КП в поле ниже.",
+        "The camera is not available ({error}). Allow this page to use the camera, or type "
+        "the code printed on the CP's tile in the field below.",
+    ),
+    "scan.not_cp": (
+        "Это не QR-код КП. Наведите камеру на QR-код на табличке КП.",
+        "This is not a CP's QR code. Point the camera at the QR code on the CP's tile.",
+    ),
+    "scan.in_app": (
+        "Страница открыта во встроенном браузере другого приложения: без сети взятия здесь "
+        "потеряются. Откройте её в Chrome или Safari (меню → «Открыть в браузере») и "
+        "сканируйте КП кнопкой «Сканировать» там.",
+        "This page is open in another app's built-in browser: without network, takes made "
+        "here are lost. Open it in Chrome or Safari (menu → Open in browser) and scan CPs "
+        "with the Scan button there.",
+    ),
+    "scan.standalone": (
+        "Сканируйте КП кнопкой «Сканировать» в этом приложении, а не камерой телефона: "
+        "камера открывает ссылки в браузере, где нет ваших данных для игры без сети.",
+        "Scan CPs with the Scan button in this app, not with the phone's camera: the camera "
+        "opens links in the browser, which does not hold your offline data.",
+    ),
+    "scan.standalone_not_ready": (
+        "Это приложение на главном экране хранит данные отдельно от браузера, и игры без "
+        "сети в нём ещё нет: при связи откройте в нём свою личную ссылку (QR-код на вашей "
+        "карточке участника) и сканируйте КП кнопкой «Сканировать» здесь.",
+        "This home-screen app keeps its data apart from the browser and cannot play "
+        "offline yet: while online, open your personal link in it (the QR code on your "
+        "participant card), then scan CPs with its Scan button.",
+    ),
+    "scan.no_offline": (
+        "Этот браузер не умеет работать без сети: откройте страницу в Chrome или Safari.",
+        "This browser cannot play offline: open this page in Chrome or Safari.",
+    ),
     "offline.title": ("Без связи", "Offline"),
     "offline.loading": ("Загрузка…", "Loading…"),
     "offline.no_script": (
@@ -238,6 +335,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "reason.voided": (
         "Организаторы отменили это взятие.",
         "The organisers voided this take.",
+    ),
+    "reason.unknown_qr": (
+        "Такой код не найден: этот QR-код — не код КП этого события. Сканируйте QR-код на "
+        "табличке КП.",
+        "No such code: this QR code is not a CP code of this event. Scan the QR code on the "
+        "CP's tile.",
     ),
     "reason.unknown_code": (
         "Такой код не найден. Проверьте, что ввели его без ошибок.",
@@ -605,6 +708,66 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.source": ("Источник", "Source"),
     "admin.device_time": ("по часам устройства {time}", "device clock {time}"),
     "admin.device_clocks": ("Часы устройств", "Device clocks"),
+    "admin.typed_code": ("Код для ввода вручную", "Code to type by hand"),
+    "print.typed_code": ("Код:", "Code:"),
+    # the review of phone times (RULES.md I-22)
+    "review.title": ("Проверка времени телефонов", "Phone times to review"),
+    "review.lead": (
+        "Взятия, время которых сервер не может подтвердить. Они засчитаны по правилам, "
+        "пока вы не решите: «Принять» ничего не меняет, «Аннулировать» отменяет взятие "
+        "(это исправление попадает в журнал).",
+        "Takes whose time the server cannot corroborate. They count as the rules say until "
+        "you decide: Accept changes nothing, Void cancels the take (a logged correction).",
+    ),
+    "review.open": ("Ждут решения: {count}", "Waiting for a decision: {count}"),
+    "review.total": ("всего в списке: {count}", "listed in all: {count}"),
+    "review.received": ("Получено сервером", "Received by the server"),
+    "review.why": ("Почему в списке", "Why listed"),
+    "review.reason.late_arrival": (
+        "пришло после закрытия, а время взятия — до закрытия",
+        "arrived after the close, dated before it",
+    ),
+    "review.reason.offset_jump": (
+        "часы телефона скачком сдвинулись: {offset} с против {previous} с раньше",
+        "the phone's clock jumped: {offset} s against {previous} s before",
+    ),
+    "review.reason.large_correction": (
+        "часы телефона сильно расходятся с сервером: {offset} с",
+        "the phone's clock is far off the server's: {offset} s",
+    ),
+    "review.accept": ("Принять", "Accept"),
+    "review.void": ("Аннулировать", "Void"),
+    "review.decision.accepted": ("принято", "accepted"),
+    "review.decision.voided": ("аннулировано", "voided"),
+    "review.empty": ("Список пуст.", "Nothing to review."),
+    "review.pages": ("Страницы", "Pages"),
+    "review.deadline": ("Срок синхронизации", "Sync deadline"),
+    "review.deadline_help": (
+        "Необязательно. Взятия с телефонов, пришедшие на сервер позже этого времени "
+        "(после закрытия дистанции), не записываются.",
+        "Optional. Phone takes that reach the server after this time (after the close) are "
+        "not stored.",
+    ),
+    "review.deadline_set": ("Срок: {time}", "Deadline: {time}"),
+    "review.deadline_none": ("Срок не задан.", "No deadline."),
+    "review.deadline_label": (
+        "Срок (время события; пусто — без срока)",
+        "Deadline (event time; empty: none)",
+    ),
+    "admin.review_link": ("Проверка времени телефонов: {count}", "Phone times to review: {count}"),
+    "admin.done.sync_deadline": ("Срок синхронизации сохранён.", "The sync deadline was saved."),
+    "admin.done.review_accepted": ("Взятие принято.", "The take was accepted."),
+    "admin.done.review_voided": ("Взятие аннулировано.", "The take was voided."),
+    "error.deadline_before_close": (
+        "Срок синхронизации должен быть позже закрытия дистанции.",
+        "The sync deadline must be after the close of the course.",
+    ),
+    "error.review_decided": ("По этому взятию уже есть решение.", "This take was already decided."),
+    "error.review_not_found": ("Такого пункта проверки нет.", "No such review item."),
+    "error.sync_deadline_passed": (
+        "Срок отправки взятий истёк: взятие не записано.",
+        "The deadline for sending takes has passed: the take was not stored.",
+    ),
     "admin.device_clocks.help": (
         "Устройства, чьи часы расходились с часами сервера: время их взятий исправлено "
         "на поправку (PUT …/sources/{source}/clock задаёт поправку источника).",
@@ -651,8 +814,27 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "admin.key_active": ("действует", "active"),
     "admin.round": ("раунд {round}", "round {round}"),
     "admin.print_cards.help": (
-        "Печать карточек выдаёт участникам новые личные ссылки: старые перестают работать.",
-        "Printing the cards issues new personal links: the old ones stop working.",
+        "Первая печать карточки выдаёт участнику новую личную ссылку (прежняя перестаёт "
+        "работать); повторная печать показывает ту же ссылку. Новые ссылки для всех — "
+        "только если отметить «Выдать новые ссылки».",
+        "The first print of a card issues a new personal link (the earlier one stops "
+        "working); a re-print shows the same link. New links for everyone only with "
+        "\u201cIssue new links\u201d ticked.",
+    ),
+    "admin.print_cards.reissue": ("Выдать новые ссылки", "Issue new links"),
+    "print.base_url_warning": (
+        "Внимание: адрес сервиса (BASE_URL) {url} — {problems}. Телефоны в лесу не откроют "
+        "QR-коды, напечатанные с этим адресом. Задайте настоящий https-адрес и перезапустите "
+        "сервис перед печатью.",
+        "Warning: the service address (BASE_URL) {url} is {problems}. Phones in the forest "
+        "will not open QR codes printed with it. Set the real https address and restart the "
+        "service before printing.",
+    ),
+    "print.base_url.loopback": ("адрес этого компьютера", "this computer's own address"),
+    "print.base_url.private": ("адрес локальной сети", "a private network address"),
+    "print.base_url.http": (
+        "без https (камера и офлайн-режим на телефоне требуют https)",
+        "plain http (the phone's camera and offline mode need https)",
     ),
     "admin.done.correction": ("Исправление записано.", "Correction recorded."),
     "admin.done.key_revoked": ("Ключ отозван.", "The key was revoked."),
@@ -741,7 +923,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Эта ставка уже заменена или отозвана.",
         "That bid was already replaced or withdrawn.",
     ),
-    "event.status.draft": ("черновик", "draft"),
+    "event.status.draft": (
+        "подготовка (взятия в окне дистанции засчитываются)",
+        "setup (takes in the course window count)",
+    ),
     "event.status.course_open": ("дистанция открыта", "course open"),
     "event.status.course_closed": ("дистанция закрыта", "course closed"),
     "event.status.ceremony": ("церемония", "ceremony"),
@@ -932,6 +1117,10 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "reason_short.voided": ("отменено организатором", "voided by the organiser"),
     # take sources
     "source.phone": ("телефон", "phone"),
+    "source.phone_device": (
+        "телефон без сети, устройство {device}",
+        "offline phone, device {device}",
+    ),
     "source.organiser": ("организатор", "organiser"),
     # error codes of the event, feed and auction services
     "error.validation_error": ("Проверьте поля формы.", "Check the form's fields."),
@@ -1170,6 +1359,8 @@ def label(lang: str, prefix: str, code: str | None) -> str:
     catalogue does not know (an integration's own source name) is shown as given."""
     if not code:
         return ""
+    if prefix == "source" and code.startswith("phone-p"):  # a phone's device (issue 26)
+        return translate(lang, "source.phone_device", device=code.rsplit("-", 1)[-1][:6])
     text = translate(lang, f"{prefix}.{code}")
     return code if text == f"{prefix}.{code}" else text
 

@@ -20,7 +20,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.events.codes import normalize_code
+from app.events.codes import grouped, normalize_code, typed_form
 from app.events.service import status_at
 from app.feed.deck import describe
 from app.poker.cards import CardError, is_joker
@@ -102,6 +102,7 @@ templates.env.globals.update(
     card=display_card,
     card_colour=card_colour,
     normalise_code=normalize_code,
+    typed_code=lambda code: grouped(typed_form(normalize_code(code))),
     next_theme=next_theme,
     status_at=status_at,
     hand_text=hand_text,

@@ -178,9 +178,19 @@ def test_logout_revokes_the_organiser_session_everywhere(engine: Engine):
 @pytest.mark.parametrize("length", [16, 31])
 def test_production_refuses_an_organiser_token_shorter_than_32(length: int):
     with pytest.raises(ValidationError, match="at least 32 characters"):
-        Settings(_env_file=None, environment="production", admin_token="k" * length)
+        Settings(
+            _env_file=None,
+            environment="production",
+            admin_token="k" * length,
+            base_url="https://poker.example.org",
+        )
 
 
 def test_production_accepts_an_organiser_token_of_32():
-    settings = Settings(_env_file=None, environment="production", admin_token="k" * 32)
+    settings = Settings(
+        _env_file=None,
+        environment="production",
+        admin_token="k" * 32,
+        base_url="https://poker.example.org",
+    )
     assert settings.admin_token == "k" * 32

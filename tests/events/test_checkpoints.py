@@ -63,11 +63,11 @@ def test_put_stores_given_codes_normalised(
     client: TestClient, admin: dict[str, str], event_id: int
 ) -> None:
     checkpoints = [
-        {"number": 1, "card": "AS", "code": "abcd-efgh 2345", "discard_code": "xy-7k"},
+        {"number": 1, "card": "AS", "code": "k7p2-xq9m 4trw-8znb", "discard_code": "xy-7k"},
         {"number": 2, "card": "KS"},
     ]
     body = _put(client, admin, event_id, checkpoints).json()["checkpoints"]
-    assert (body[0]["code"], body[0]["discard_code"]) == ("ABCDEFGH2345", "XY7K")
+    assert (body[0]["code"], body[0]["discard_code"]) == ("K7P2XQ9M4TRW8ZNB", "XY7K")
     assert BASE32.match(body[1]["code"])
 
 
@@ -118,8 +118,8 @@ def test_put_replaces_the_whole_deck(
         # same given code twice, a too short code, a discard code equal to a CP code
         (
             [
-                {"number": 1, "card": "AS", "code": "SAMECODE1"},
-                {"number": 2, "card": "KS", "code": "samecode-1"},
+                {"number": 1, "card": "AS", "code": "K7P2XQ9M4TRW8ZNB"},
+                {"number": 2, "card": "KS", "code": "k7p2-xq9m-4trw-8znb"},
             ],
             [["body", "checkpoints", "1", "code"]],
         ),
@@ -129,8 +129,8 @@ def test_put_replaces_the_whole_deck(
         ),
         (
             [
-                {"number": 1, "card": "AS", "code": "LONGCODE1"},
-                {"number": 2, "card": "KS", "discard_code": "longcode1"},
+                {"number": 1, "card": "AS", "code": "K7P2XQ9M4TRW8ZNB"},
+                {"number": 2, "card": "KS", "discard_code": "k7p2xq9m4trw8znb"},
             ],
             [["body", "checkpoints", "1", "discard_code"]],
         ),
@@ -186,9 +186,9 @@ def test_put_more_than_54_is_refused(
 def test_given_code_of_another_event_is_refused(
     client: TestClient, admin: dict[str, str], event_id: int
 ) -> None:
-    _put(client, admin, event_id, [{"number": 1, "card": "AS", "code": "SHAREDCODE"}])
+    _put(client, admin, event_id, [{"number": 1, "card": "AS", "code": "H3WQ8VNC5KXT2MRJ"}])
     other = client.post("/api/v1/events", json=EVENT_BODY, headers=admin).json()["id"]
-    response = _put(client, admin, other, [{"number": 1, "card": "AS", "code": "sharedcode"}])
+    response = _put(client, admin, other, [{"number": 1, "card": "AS", "code": "h3wq8vnc5kxt2mrj"}])
     assert response.status_code == 422
     assert response.json()["errors"][0]["loc"] == ["body", "checkpoints", "0", "code"]
 
@@ -370,8 +370,10 @@ def test_export_csv_round_trips(
     assert client.get(f"/api/v1/events/{event_id}/checkpoints/export.csv").status_code == 401
     exported = client.get(f"/api/v1/events/{event_id}/checkpoints/export.csv", headers=admin)
     rows = list(csv.reader(io.StringIO(exported.text)))
-    assert rows[0] == ["number", "card", "lat", "lon", "hint"]
-    assert rows[1] == ["1", "2S", "55.85", "37.75", "near a pine 1"]
+    assert rows[0] == ["number", "card", "lat", "lon", "hint", "typed_code"]
+    assert rows[1][:5] == ["1", "2S", "55.85", "37.75", "near a pine 1"]
+    # the form printed under the QR (issue 26 point 2): 6 groups of 3
+    assert re.fullmatch(r"([0-9ACEFHJKMNPRTUWXY]{3} ){5}[0-9ACEFHJKMNPRTUWXY]{3}", rows[1][5])
     assert len(rows) == 55
     other = client.post("/api/v1/events", json=EVENT_BODY, headers=admin).json()["id"]
     imported = client.post(

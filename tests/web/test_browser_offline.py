@@ -254,7 +254,9 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
     assert hand_shown(page) == ["2♠", "Q♥", "Q♦", "Q♣", "10♠"]
     (change,) = page.locator("#changes li").all_inner_texts()
-    assert change.startswith("A♣: засчитано → не засчитано")
+    # the CP by its number, never its code (issue 26 point 3)
+    assert change.startswith(f"КП {codes['AC'][2]} (A♣): засчитано → не засчитано")
+    assert codes["AC"][0] not in change
     assert "В руке уже 5 карт" in change
     assert page.locator("h1").inner_text() == "Взятие не засчитано"  # the AC take's page now
     screenshot(page, "offline-360-changed")

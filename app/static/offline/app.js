@@ -240,6 +240,16 @@
     document.documentElement.setAttribute("data-view", route ? route.name : "");
   }
 
+  /* The in-app scanner's button (offline/scanner.js): the same path as the camera app
+   * opening /t/{code}; on my game and on each result (the next CP). */
+  function scanPanel() {
+    return el("section", { class: "panel scan-panel", "aria-label": t("scan.button") },
+      el("p", { class: "notice bad env-warning", role: "alert", "data-env-warning": "", hidden: "hidden" }),
+      el("div", { class: "actions" }, el("button", { type: "button", class: "block scan-button", id: "scan-button",
+        "data-scan": "", text: t("scan.button") })),
+      el("p", { class: "help", text: t("game.scan_hint") }));
+  }
+
   function renderResult(m, sourceId) {
     var r = resultOf(m, sourceId);
     if (!r) return renderGame(m);
@@ -272,8 +282,10 @@
     nodes.push(el("p", { class: "help", id: "take-status", "data-pending": String(r.pending),
       text: r.pending ? t("offline.on_device") : t("offline.confirmed") }));
     nodes.push(handPanel(m), syncPanel(),
+      scanPanel(),
       el("div", { class: "actions" }, el("a", { class: "button block", href: SHELL, text: t("take.to_game") })));
     show(nodes);
+    if (window.RogaineScanner) window.RogaineScanner.setUp();
     mark("rogaine-result");
   }
 
@@ -361,23 +373,63 @@
       combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) }),
         el("span", { class: "muted", text: described(c.cards) })));
     });
+    var scan = scanPanel();
     show([el("h1", { text: t("game.title") }),
       el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),
       notice ? el("p", { class: "notice info", role: "status", text: notice }) : null,
-      handPanel(m), syncPanel(),
+      handPanel(m), scan,
+      el("p", {}, el("a", { class: "button secondary block", id: "hints-link", href: "/me/hints", text: t("hints.link") })),
+      syncPanel(),
       el("section", { class: "panel", "aria-labelledby": "code-title" },
         el("h2", { id: "code-title", text: t("game.enter_code") }), form,
         el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) })),
-      combos, takeList(m),
-      el("p", { class: "help", text: t("game.scan_hint") })]);
+      combos, takeList(m)]);
+    if (window.RogaineScanner) window.RogaineScanner.setUp();
+  }
+
+  /* The CPs' numbers, coordinates and hints from the bundle (public: no card, no code),
+   * with a GPX file made on the phone (issue 26 point 6). */
+  function gpx(rows) {
+    function esc(text) {
+      return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    }
+    var points = rows.filter(function (r) { return r.lat !== null && r.lon !== null; }).map(function (r) {
+      return '  <wpt lat="' + r.lat + '" lon="' + r.lon + '"><name>' + r.number + "</name><desc>" + esc(r.hint || "") + "</desc></wpt>";
+    });
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="rogaine-poker" xmlns="http://www.topografix.com/GPX/1/1">\n' +
+      "  <metadata><name>" + esc(ctx.bundle.event.name) + "</name></metadata>\n" + points.join("\n") + "\n</gpx>\n";
+  }
+  function renderHints() {
+    var rows = ctx.bundle.checkpoints;
+    if (!rows) {
+      show([el("h1", { text: t("hints.title") }), el("p", { class: "notice info", text: t("hints.not_ready") })]);
+      return;
+    }
+    var link = el("a", { class: "button secondary", id: "gpx-link", download: "event-" + ctx.bundle.event.id + "-checkpoints.gpx",
+      href: URL.createObjectURL(new Blob([gpx(rows)], { type: "application/gpx+xml" })), text: t("hints.gpx") });
+    var list = el("ol", { class: "hint-list", id: "hints" });
+    rows.forEach(function (r) {
+      list.appendChild(el("li", { "data-number": String(r.number) }, el("strong", { text: t("take.cp", { number: r.number }) }),
+        r.lat !== null && r.lon !== null ? el("span", { class: "mono coords", text: r.lat.toFixed(6) + ", " + r.lon.toFixed(6) }) : null,
+        r.hint ? el("span", { class: "hint", text: r.hint }) : null));
+    });
+    show([el("h1", { text: t("hints.title") }), el("p", { class: "help", text: t("hints.lead") }), el("p", {}, link),
+      rows.length ? list : el("p", { text: t("hints.none") }),
+      el("p", {}, el("a", { href: SHELL, text: t("take.to_game") }))]);
   }
 
   function renderNotReady() {
     route = { name: "not-ready" };
-    show([el("h1", { text: t("offline.title") }), el("p", { class: "notice info", text: t("offline.not_ready") })]);
+    // A home-screen app keeps its own storage (iPhone): without its queue here, say how to
+    // give it one (issue 26 point 1).
+    var standalone = navigator.standalone === true ||
+      (window.matchMedia && window.matchMedia("(display-mode: standalone)").matches);
+    show([el("h1", { text: t("offline.title") }), el("p", { class: "notice info", text: t("offline.not_ready") }),
+      standalone ? el("p", { class: "notice bad", role: "alert", id: "standalone-not-ready", text: t("scan.standalone_not_ready") }) : null]);
   }
 
   function render() {
+    if (route.name === "hints") return renderHints();
     var m = model();
     if (route.name === "result") renderResult(m, route.sourceId);
     else if (route.name === "confirm") renderConfirm(m, route.code, route.kind, route.card);
@@ -422,10 +474,15 @@
   }
 
   // --- sync -----------------------------------------------------------------------------
+  /* How a change names a take: a CP by its number, a discard or save code by its kind
+   * (and the card, when the participant has it); never the code itself (it is secret and
+   * 24 characters do not fit a phone). */
   function label(m, takeId, code) {
-    var o = m.byId[takeId];
-    if (o && o.card && m.known[o.card] && o.reason !== "hand_full") return cardText(o.card);
-    return R.normalizeCode(code);
+    var o = m.byId[takeId], entry = ctx.opened[R.normalizeCode(code)];
+    var card = o && o.card && m.known[o.card] && o.reason !== "hand_full" ? o.card : null;
+    if (entry) return t("take.cp", { number: entry.n }) + (card ? " (" + cardText(card) + ")" : "");
+    var c = R.classify(m.course, code), kind = c[0] === "discard" || c[0] === "save" ? c[0] : "unknown";
+    return t("kind." + kind) + (card ? " " + cardText(card) : "");
   }
   function words(outcome, reason) {
     return outcome === "counted" ? t("outcome.counted") : t("outcome.rejected") + " (" + t("reason." + reason) + ")";
@@ -452,7 +509,7 @@
         var q = batch[i];
         done.push(q.source_id);
         if (res.status === "error") {
-          changes.push(R.normalizeCode(q.code) + ": " + t("offline.not_recorded") + " " + res.error.detail);
+          changes.push(label(before, before.queuedIds[q.source_id], q.code) + ": " + t("offline.not_recorded") + " " + res.error.detail);
           return;
         }
         ctx.synced[q.source_id] = res.take_id;
@@ -487,9 +544,15 @@
     return syncing;
   }
 
+  /* The bundle's address with this device's id and clock (a contact: the server keeps
+   * what it learns of the device's clock, RULES.md I-22). */
+  function bundleUrl() {
+    return "/me/offline.json?device=" + ctx.device + "&at=" + encodeURIComponent(new Date().toISOString());
+  }
+
   /* Online at start with nothing queued: take the server's latest bundle. */
   function refresh() {
-    return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+    return fetch(bundleUrl(), { credentials: "same-origin", cache: "no-store" }).then(function (r) {
       if (!r.ok) return;
       return r.json().then(function (bundle) {
         if (syncing || ctx.queue.length) return;
@@ -506,7 +569,7 @@
   load().then(function () {
     mark("rogaine-loaded");
     if (ctx.bundle) return;
-    return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-store" })
+    return fetch(bundleUrl(), { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (bundle) {  // signed in and online, but the bundle was never kept
         if (!bundle) return;
@@ -518,6 +581,10 @@
     var path = location.pathname, params = new URLSearchParams(location.search);
     window.addEventListener("online", function () { sync(); });
     setInterval(function () { if (ctx.queue.length) sync(); }, RETRY_MS);
+    if (path === "/me/hints") {  // offline: the service worker served the shell here
+      route = { name: "hints" };
+      return renderHints();
+    }
     if (path.indexOf("/t/") === 0) {
       var code = decodeURIComponent(path.slice(3).replace(/\/$/, ""));
       return confirmCode(code, false);

@@ -29,10 +29,32 @@
       });
   }
 
-  /* {n, c, d} of the CP whose normalised code is `code`, or null (no such entry). */
+  /* The typed form of a normalised CP code (app/events/codes.py `typed_form`): a code of
+   * that shape is its own; else SHA-256("rogaine-typed/v1|" + code), its first 11 bytes
+   * mod 26^18 as 18 digits of the typed alphabet. */
+  function typedForm(code) {
+    var R = root.RogainePokerRules, alphabet = R.TYPED_ALPHABET, length = R.TYPED_LENGTH;
+    var shaped = code.length === length && code.split("").every(function (c) { return alphabet.indexOf(c) >= 0; });
+    if (shaped) return Promise.resolve(code);
+    return crypto.subtle.digest("SHA-256", enc.encode("rogaine-typed/v1|" + code)).then(function (digest) {
+      var bytes = new Uint8Array(digest), number = BigInt(0), base = BigInt(alphabet.length), out = "";
+      for (var i = 0; i < 11; i++) number = number * BigInt(256) + BigInt(bytes[i]);
+      for (var k = 0; k < length; k++) {
+        out = alphabet[Number(number % base)] + out;
+        number = number / base;
+      }
+      return out;
+    });
+  }
+
+  /* {n, c, d} of the CP whose normalised code (or typed form) is `code`, or null (no such
+   * entry): the keys derive from the typed form. */
   function openEntry(deck, code) {
     var salt = b64urlDecode(deck.salt);
-    return derive(code, salt, "rogaine-deck/v1 index", 16).then(function (bits) {
+    return typedForm(code).then(function (typed) {
+      code = typed;
+      return derive(code, salt, "rogaine-deck/v1 index", 16);
+    }).then(function (bits) {
       var index = b64urlEncode(new Uint8Array(bits));
       var entry = deck.entries[index];
       if (!entry) return null;
@@ -48,5 +70,5 @@
     });
   }
 
-  root.RogaineDeck = { openEntry: openEntry };
+  root.RogaineDeck = { openEntry: openEntry, typedForm: typedForm };
 })(typeof self !== "undefined" ? self : this);

@@ -37,7 +37,9 @@
 
   function start() {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
-    if (location.pathname !== "/me") return; // the bundle is refreshed on "my game" only
+    // The bundle is refreshed on "my game" and on every page after an action done online
+    // (a take's result, a confirmation): the shell then predicts what the server does.
+    if (location.pathname !== "/me" && location.pathname.indexOf("/me/takes/") !== 0) return;
     navigator.serviceWorker.ready
       .then(function (registration) { return ask(registration.active); })
       .then(function (state) {

@@ -28,11 +28,25 @@
 
   /* app.events.codes.normalize_code: the whole QR URL or the bare code; case, spaces,
    * dashes and underscores ignored. */
+  // The typed form printed under a CP's QR (app/events/codes.py `typed_lookalikes`):
+  // 18 characters of TYPED_ALPHABET, what looks like one of them read back as it.
+  var TYPED_ALPHABET = "0123456789ACEFHJKMNPRTUWXY", TYPED_LENGTH = 18;
+  var TYPED_LOOKALIKES = { O: "0", D: "0", Q: "0", I: "1", L: "1", Z: "2", S: "5", G: "6", B: "8", V: "U" };
+  function typedLookalikes(code) {
+    if (code.length !== TYPED_LENGTH) return code;
+    var mapped = "";
+    for (var i = 0; i < code.length; i++) {
+      var c = Object.prototype.hasOwnProperty.call(TYPED_LOOKALIKES, code[i]) ? TYPED_LOOKALIKES[code[i]] : code[i];
+      if (TYPED_ALPHABET.indexOf(c) < 0) return code;
+      mapped += c;
+    }
+    return mapped;
+  }
   function normalizeCode(text) {
     text = String(text).trim();
     var match = URL_CODE.exec(text);
     if (match) text = match[1];
-    return text.replace(SEPARATORS, "").toUpperCase();
+    return typedLookalikes(text.replace(SEPARATORS, "").toUpperCase());
   }
 
   function initialState() {
@@ -303,7 +317,7 @@
   }
 
   var api = {
-    HAND_SIZE: HAND_SIZE, MAX_DISCARD_STEPS: MAX_DISCARD_STEPS, normalizeCode: normalizeCode,
+    HAND_SIZE: HAND_SIZE, MAX_DISCARD_STEPS: MAX_DISCARD_STEPS, normalizeCode: normalizeCode, TYPED_ALPHABET: TYPED_ALPHABET, TYPED_LENGTH: TYPED_LENGTH,
     initialState: initialState, classify: classify, applyTake: applyTake, replay: replay,
     fieldOrder: fieldOrder, categorise: categorise, evaluate: evaluate,
     partialValue: partialValue, handValue: handValue

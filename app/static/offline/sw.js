@@ -57,12 +57,28 @@ function shellWithData() {
   });
 }
 
-/* `refresh` (register.js on /me): the participant's bundle into IndexedDB and the app
- * shell (in the page's language: the cookie goes with the request) into its cache, here
- * rather than on the page's main thread. Answers "ready", or "signed-out" (401). */
+/* The device's id (made once, kept in IndexedDB; the shell's syncs send the same). */
+function deviceId() {
+  var store = self.RogaineStore;
+  return store.get("device").then(function (device) {
+    if (device) return device;
+    device = "phone-" + Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(8)),
+      function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+    return store.writes.put("device", device).then(function () { return device; });
+  }).catch(function () { return null; });
+}
+
+/* `refresh` (register.js on /me and after an action done online): the participant's
+ * bundle into IndexedDB and the app shell (in the page's language: the cookie goes with
+ * the request) into its cache, here rather than on the page's main thread. The fetch
+ * names the device and its clock: the server keeps what it learns of this device's
+ * clock (RULES.md I-22). Answers "ready", or "signed-out" (401). */
 function refresh() {
   var writes = self.RogaineStore.writes;
-  return fetch("/me/offline.json", { credentials: "same-origin", cache: "no-cache" }).then(function (response) {
+  return deviceId().then(function (device) {
+    var query = device ? "?device=" + device + "&at=" + encodeURIComponent(new Date().toISOString()) : "";
+    return fetch("/me/offline.json" + query, { credentials: "same-origin", cache: "no-cache" });
+  }).then(function (response) {
     if (response.status === 401) return writes.put("ready", false).then(function () { return "signed-out"; });
     if (!response.ok) throw new Error("no bundle");
     return response.json()

@@ -34,7 +34,7 @@ from app.feed import keys as key_service
 from app.feed import views as feed_views
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
-from app.flows import log_chain
+from app.flows import device_trust, log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
 from app.web import sessions
@@ -126,7 +126,9 @@ def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
 
 
 @router.get("/events/{event_id}")
-def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
+def dashboard(
+    event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: AdminPage
+) -> Response:
     """Dashboard: course window with countdown, participants, takes per minute, warnings."""
     now = utcnow()
     phase, countdown_to = course_phase(event, now)
@@ -141,6 +143,9 @@ def dashboard(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": numbers["warnings"],
+        # one indexed count (flat in the number of participants); the list is its own page
+        "review_open": device_trust.open_count(session, event.id),
+        **printing.base_url_context(settings.base_url),
         "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
         **outcome(request),
     }
@@ -174,14 +179,20 @@ def participant_cards(
     settings: SettingsDep,
     _: AdminPage,
     participant: Annotated[Note, Form()] = "",
+    reissue: Annotated[Note, Form()] = "",
 ) -> Response:
-    """Printable participant cards (one participant, or all). Printing re-issues the
-    access tokens (they are stored only hashed), so this is a CSRF-protected POST."""
+    """Printable participant cards (one participant, or all). A card printed before keeps
+    its link; a first print, or `reissue`, issues a new token (`events_service.card_token`),
+    so this is a CSRF-protected POST."""
     if participant:
         targets = [events_service.get_participant(session, event, participant)]
     else:
         targets = list(events_repo.participants(session, event.id))
-    issued = [events_service.reissue_token(session, event, p) for p in targets]
+    again = reissue == "1"
+    issued = [
+        events_service.card_token(session, event, p, settings.cookie_secret, reissue=again)
+        for p in targets
+    ]
     return printing.participant_cards(request, event, issued, settings.base_url)
 
 

@@ -24,9 +24,9 @@ import json
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import AwareDatetime, BaseModel, Field
 
@@ -35,6 +35,7 @@ from app.core.errors import AppError, Forbidden, Unauthorized
 from app.core.principal import Kind, resolve
 from app.events.deps import participant_of
 from app.feed.schemas import MAX_BATCH
+from app.flows import device_trust
 from app.flows import offline as offline_flow
 from app.web import i18n
 from app.web.assets import static_url
@@ -44,10 +45,11 @@ from app.web.templating import STATIC_DIR, TEMPLATES_DIR
 router = APIRouter(include_in_schema=False)
 
 OFFLINE_DIR = STATIC_DIR / "offline"
+DEVICE_PATTERN = r"^phone-[a-z0-9]{8,32}$"
 # Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
 SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
-    "offline.", "common.", "app.",
+    "offline.", "common.", "app.", "scan.", "hints.",
 )  # fmt: skip
 
 
@@ -55,7 +57,7 @@ SHELL_PREFIXES = (
 # two routes. The app shell's page (`/me/offline`) is cached by the worker too.
 PRECACHE_STATIC = (
     "app.css", "offline/app.js", "offline/rules.js", "offline/store.js", "offline/deck.js",
-    "offline/register.js", "offline/icon-192.png",
+    "offline/register.js", "offline/scanner.js", "vendor/jsqr/jsQR.js", "offline/icon-192.png",
 )  # fmt: skip
 PRECACHE_ROUTES = ("/manifest.webmanifest", "/favicon.ico")
 
@@ -74,6 +76,7 @@ def worker_version() -> str:
     install the new worker and cache the new files."""
     digest = hashlib.sha256()
     files = [*sorted(OFFLINE_DIR.iterdir()), STATIC_DIR / "app.css", STATIC_DIR / "favicon.svg",
+             STATIC_DIR / "vendor" / "jsqr" / "jsQR.js",
              TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "phone" / "base.html",
              TEMPLATES_DIR / "phone" / "offline.html", Path(i18n.__file__)]  # fmt: skip
     for path in files:
@@ -86,7 +89,7 @@ class SyncCreate(BaseModel):
     digits), `takes` (`{"code", "taken_at", "source_id"}` each, validated one by one by the
     feed), `sent_at` (the device's clock when it sent the batch, optional)."""
 
-    source: str = Field(pattern=r"^phone-[a-z0-9]{8,32}$")
+    source: str = Field(pattern=DEVICE_PATTERN)
     takes: list[Any] = Field(max_length=MAX_BATCH)
     sent_at: AwareDatetime | None = None
 
@@ -153,9 +156,19 @@ def app_shell(request: Request) -> Response:
 
 
 @router.get("/me/offline.json")
-def offline_bundle(request: Request, session: SessionDep) -> JSONResponse:
-    """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`)."""
+def offline_bundle(
+    request: Request,
+    session: SessionDep,
+    device: Annotated[str | None, Query(pattern=DEVICE_PATTERN)] = None,
+    at: Annotated[AwareDatetime | None, Query()] = None,
+) -> JSONResponse:
+    """The signed-in participant's bundle for offline play (`app.flows.offline.bundle`).
+
+    `device` (the phone's id, as in a sync) and `at` (its clock, aware): a contact of the
+    device's clock (RULES.md I-22, `offline_flow.bundle_contact`)."""
     participant = _participant_or_401(request, session)
+    if device is not None:
+        offline_flow.bundle_contact(session, participant, device, at)
     # Private (own save codes): never in a shared cache; revalidated at each use.
     return JSONResponse(
         offline_flow.bundle(session, participant), headers={"Cache-Control": "private, no-cache"}
@@ -177,5 +190,9 @@ def offline_sync(
         body.takes,
         sent_at=body.sent_at,
         clock_tolerance=timedelta(seconds=settings.feed_clock_tolerance_seconds),
+        limits=device_trust.TrustLimits(
+            jump=timedelta(seconds=settings.phone_clock_jump_seconds),
+            bound=timedelta(seconds=settings.phone_clock_review_seconds),
+        ),
     )
     return JSONResponse(result, headers={"Cache-Control": "private, no-cache"})

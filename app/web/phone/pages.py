@@ -41,6 +41,7 @@ from app.core.deps import SessionDep, SettingsDep, database_slots
 from app.core.errors import AppError
 from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
+from app.events import service as event_service
 from app.events.deps import participant_of
 from app.events.models import Event, Participant
 from app.feed import deck as feed_deck
@@ -61,7 +62,7 @@ from app.web.forms import (
     done,
     redirect_on_error,
 )
-from app.web.i18n import negotiate, translate
+from app.web.i18n import MESSAGES, negotiate, translate
 from app.web.phone import live_texts
 from app.web.templating import STATIC_DIR
 
@@ -224,8 +225,30 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "message": request.query_params.get("m")
         and translate(negotiate(request), "game.msg." + request.query_params["m"]),
         "message_kind": "info",
+        "scanner_strings": scanner_strings(negotiate(request)),
     }
     return render(request, "phone/game.html", context)
+
+
+def scanner_strings(lang: str) -> dict[str, str]:
+    """The texts of the in-app QR scanner (`offline/scanner.js`, keys `scan.*`)."""
+    return {key: translate(lang, key) for key in MESSAGES if key.startswith("scan.")}
+
+
+@router.get("/me/hints")
+def hints(request: Request, session: SessionDep, participant: PhoneParticipant) -> Response:
+    """The CPs' numbers, coordinates and hints (public before the start, RULES.md §1.1) and
+    a GPX download: no card, no code. Offline, the shell shows the same from the bundle."""
+    event = session.get(Event, participant.event_id)
+    assert event is not None
+    context = {
+        "participant": participant,
+        "event": event,
+        "rows": event_service.public_rows(session, event),
+        "gpx": f"/api/v1/events/{event.id}/checkpoints.gpx",
+        "nav": "hints",
+    }
+    return render(request, "phone/hints.html", context)
 
 
 @router.get("/t/{code}")
@@ -250,8 +273,9 @@ def take_checkpoint(
         # (CP takes; unknown codes count towards the guessing limit in `scan`).
         return confirmation(request, participant, code, view, preview)
     return record_take(
-        request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex
-    )
+        request, session, settings, participant, code, SOURCE_PREFIX + uuid.uuid4().hex,
+        scanned=True,
+    )  # fmt: skip
 
 
 def record_take(
@@ -261,10 +285,13 @@ def record_take(
     participant: Participant,
     code: str,
     source_id: str,
+    *,
+    scanned: bool = False,
 ) -> Response:
     """Record `code` through the feed (`feed_ingest.scan`, as the API's scan) and go to
-    the take's page; a refusal (409 feed closed, 429 too many unknown codes, …) is shown
-    on the refusal page with its status."""
+    the take's page (`?via=qr` for an unknown code from a QR: "not a CP's QR", not
+    "check what you typed"); a refusal (409 feed closed, 429 too many unknown
+    codes, …) is shown on the refusal page with its status."""
     try:
         result = feed_ingest.scan(
             session,
@@ -280,7 +307,8 @@ def record_take(
             {"participant": participant, "message": message_for(request, error)},
             status=error.status,
         )
-    return see_other(f"/me/takes/{result.take_id}")
+    unknown_qr = scanned and result.reason == "unknown_code"
+    return see_other(f"/me/takes/{result.take_id}" + ("?via=qr" if unknown_qr else ""))
 
 
 def find_take(view: GameView, take_id: int) -> StateTake | None:
@@ -318,6 +346,8 @@ def take_result(
         "result": result,
         "combination": combination,
         "course": course_state(event, utcnow()),
+        "scanned": request.query_params.get("via") == "qr",
+        "scanner_strings": scanner_strings(negotiate(request)),
     }
     return render(request, "phone/take.html", context)
 
