@@ -24,7 +24,7 @@ from app.flows import device_trust
 from app.web.admin.course import INPUT_FORMAT
 from app.web.admin.pages import event_zone, local
 from app.web.common import render
-from app.web.forms import AdminPage, CsrfDep, PageRedirect, done, outcome, redirect_on_error
+from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
@@ -67,7 +67,6 @@ def set_deadline(
     event: EventDep,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     deadline: Annotated[Note, Form()] = "",
 ) -> Response:
     """Set the sync deadline (event time; empty: clear it)."""
@@ -93,7 +92,6 @@ def decide(
     decision: str,
     session: SessionDep,
     _: AdminPage,
-    __: CsrfDep,
     page: Annotated[int, Form(ge=1, le=100_000)] = 1,
 ) -> Response:
     """Accept or void one listed take (`device_trust.decide`), back to the same page."""
