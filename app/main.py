@@ -16,6 +16,7 @@ from app.core.headers import SecurityHeadersMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
 from app.core.problems import install_error_handlers
+from app.core.retry import DatabaseRetryMiddleware
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.flows import endpoints as flows_endpoints
@@ -74,8 +75,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
 
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
-    """CORS (when origins are set), the sign-in guard, the request log and the security
-    headers; the last added runs first."""
+    """CORS (when origins are set), the sign-in guard, the database retry (around the
+    guard, which reads the database too), the request log and the security headers;
+    the last added runs first."""
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -84,6 +86,7 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_headers=["*"],
         )
     app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
+    app.add_middleware(DatabaseRetryMiddleware)
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeadersMiddleware, https=settings.base_url.startswith("https://"))
 

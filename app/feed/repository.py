@@ -89,7 +89,7 @@ _LOCK_BY_EXTERNAL_ID = (
         Participant.external_id.in_(bindparam("ids", expanding=True)),
     )
     .order_by(Participant.id)
-    .with_for_update()
+    .with_for_update(key_share=True)
 )
 
 
@@ -178,7 +178,8 @@ def save_codes_by_participant(
 
 
 def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
-    """Row-lock the participants (PostgreSQL `SELECT … FOR UPDATE`), in id order.
+    """Row-lock the participants (PostgreSQL `SELECT … FOR NO KEY UPDATE`: the rows that
+    point at a participant, such as a bid, stay insertable), in id order.
 
     Locking in a fixed order keeps two batches that share participants from
     deadlocking. On SQLite the clause is not rendered: the write transaction
@@ -191,7 +192,7 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
             select(Participant.id)
             .where(Participant.id.in_(chunk))
             .order_by(Participant.id)
-            .with_for_update()
+            .with_for_update(key_share=True)
         ).all()
 
 
