@@ -259,6 +259,26 @@ def external_ids_of(session: Session, participant_ids: Iterable[int]) -> dict[in
     return {row[0]: row[1] for row in rows}
 
 
+def named_in_auctions(session: Session, event_id: int) -> tuple[dict[int, str], dict[int, str]]:
+    """(participant id -> external id, participant id -> name) of the participants the
+    event's auctions can name: its bidders and winners (a tie-break's eligible are bidders
+    of the tied round). Costs what the auctions hold, not the event's size."""
+    bidders = (
+        select(Bid.participant_id)
+        .join(Auction, Auction.id == Bid.auction_id)
+        .where(Auction.event_id == event_id)
+    )
+    winners = select(Auction.winner_participant_id).where(
+        Auction.event_id == event_id, Auction.winner_participant_id.is_not(None)
+    )
+    rows = session.execute(
+        select(Participant.id, Participant.external_id, Participant.name).where(
+            Participant.id.in_(bidders.union(winners))
+        )
+    ).all()
+    return {row[0]: row[1] for row in rows}, {row[0]: row[2] for row in rows}
+
+
 def participant_names(session: Session, event_id: int) -> dict[int, str]:
     rows = session.execute(
         select(Participant.id, Participant.name).where(Participant.event_id == event_id)
