@@ -23,6 +23,7 @@ Targets (issue 24): each screen at 2,000 participants ≤ 1.5x its cost at 20, a
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -85,11 +86,15 @@ def interleaved(
     client, events: dict[int, int], requests: int, rounds: int
 ) -> dict[int, dict[str, float]]:
     """CPU ms per request of each screen at each size and of `/healthz`, measured in
-    `rounds` rounds that visit every (screen, size) in turn (so that a change of the
-    machine's load falls on all of them alike); the median of the rounds."""
+    `rounds` rounds that visit every (screen, size) in turn, the sizes in alternating
+    order (so that a change of the machine's load falls on all of them alike); the
+    median of the rounds."""
     samples: dict[tuple[int, str], list[float]] = {}
-    for _ in range(rounds):
-        for size, event_id in events.items():
+    gc.collect()
+    gc.freeze()  # the set-up's objects: no collector pass of the requests walks them
+    for turn in range(rounds):
+        order = list(events.items())
+        for size, event_id in order if turn % 2 == 0 else order[::-1]:
             paths = {"/healthz": "/healthz", **screens(event_id)}
             for name, path in paths.items():
                 figure = cpu_per_request(client, path, max(1, requests // rounds))
@@ -114,8 +119,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="20,2000", help="participants, comma-separated")
     parser.add_argument("--takes", type=int, default=12, help="takes per participant")
-    parser.add_argument("--requests", type=int, default=200, help="requests per figure")
-    parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds (median)")
+    parser.add_argument("--requests", type=int, default=400, help="requests per figure")
+    parser.add_argument("--rounds", type=int, default=20, help="interleaved rounds (median)")
     parser.add_argument("--database-url", default=None, help="default: a SQLite file")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
