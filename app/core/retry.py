@@ -2,8 +2,9 @@
 
 `DatabaseRetryMiddleware` runs a request again, on a fresh session, when its transaction
 was chosen as a deadlock victim (SQLSTATE `40P01`) or lost a serialization conflict
-(`40001`), or when SQLite's write lock stayed busy: the database rolled everything of
-that attempt back, so running it again is what a client would do anyway. The request
+(`40001`), or when SQLite's write lock stayed busy, or when a pooled connection turned
+out dropped by the server (no pre-ping, `DB_POOL_PRE_PING`): the database rolled
+everything of that attempt back, so running it again is what a client would do anyway. The request
 body is kept as it is read, so a POST runs again with the same bytes. After
 `ATTEMPTS` tries the answer is 503 `database_busy` (with `Retry-After`); a database that
 cannot be reached (refused or lost connection, an exhausted pool) is 503
@@ -41,12 +42,15 @@ def sqlstate(error: BaseException) -> str | None:
 
 def classify(error: BaseException) -> str | None:
     """`"busy"` (worth running again: deadlock victim, serialization failure, SQLite's
-    lock), `"unavailable"` (the database cannot be reached, or the pool is exhausted) or
-    None (any other error: not this middleware's business)."""
+    lock), `"stale"` (a pooled connection the server had dropped: SQLAlchemy renewed
+    the pool, worth running again), `"unavailable"` (the database cannot be reached,
+    or the pool is exhausted) or None (any other error: not this middleware's business)."""
     if isinstance(error, sa_exc.TimeoutError):  # the connection pool stayed empty
         return "unavailable"
     if not isinstance(error, sa_exc.DBAPIError):
         return None
+    if error.connection_invalidated:  # no pre-ping (DB_POOL_PRE_PING): found in use
+        return "stale"
     state = sqlstate(error)
     if state in RETRYABLE_STATES:
         return "busy"
@@ -57,7 +61,7 @@ def classify(error: BaseException) -> str | None:
             return "busy"
         if state is None:  # psycopg: refused or lost connection (no SQLSTATE)
             return "unavailable"
-    if isinstance(error, sa_exc.InterfaceError) or error.connection_invalidated:
+    if isinstance(error, sa_exc.InterfaceError):
         return "unavailable"
     return None
 
@@ -116,7 +120,7 @@ class DatabaseRetryMiddleware:
                 kind = classify(error)
                 if kind is None or started:
                     raise
-                if kind == "busy" and attempt < self.attempts:
+                if kind in ("busy", "stale") and attempt < self.attempts:
                     log.info("database busy on %s (attempt %d); retrying", scope["path"], attempt)
                     await asyncio.sleep(random.uniform(*BACKOFF_SECONDS) * attempt)
                     continue
@@ -126,7 +130,7 @@ class DatabaseRetryMiddleware:
 
 
 def _problem(kind: str) -> Any:
-    if kind == "busy":
+    if kind == "busy":  # "stale" to the end: the database keeps dropping connections
         return problem_response(
             503,
             "database_busy",

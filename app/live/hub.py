@@ -11,6 +11,7 @@ the database (another process rebuilds its own), not state another process needs
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import weakref
@@ -97,6 +98,7 @@ class Channel:
         self.loading: asyncio.Lock = asyncio.Lock()
         self.refreshing = False
         self.again = False
+        self.hurry = asyncio.Event()  # a stage moved: no waiting for the refresh interval
 
     def since(self, after: int | None) -> list[Item]:
         """Cached messages of the topics changed after version `after` (all when None),
@@ -175,8 +177,10 @@ class Hub:
         channel.subscribers.discard(queue)
         channel.stage_subscribers.discard(queue)
 
-    def wake(self, event_id: int, version: int | None = None) -> None:
-        """Something changed (version `version`, or unknown): re-read when it is news."""
+    def wake(self, event_id: int, version: int | None = None, stage: bool = False) -> None:
+        """Something changed (version `version`, or unknown): re-read when it is news; at
+        once when a `stage` moved (a close, a reveal step), else at most once per
+        MIN_REFRESH_INTERVAL (a burst of bids)."""
         channel = self.channels.get(event_id)
         if channel is None or channel.version < 0:
             return
@@ -184,6 +188,8 @@ class Hub:
             return
         if channel.refreshing:
             channel.again = True
+            if stage:
+                channel.hurry.set()
             return
         channel.refreshing = True
         self.loop.create_task(self._refresh(channel))
@@ -209,7 +215,11 @@ class Hub:
                     channel.version = version
                 if not channel.again:
                     return
-                await asyncio.sleep(MIN_REFRESH_INTERVAL)
+                if not channel.hurry.is_set():
+                    # a burst of bids: one read per interval, unless a stage moves
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(channel.hurry.wait(), MIN_REFRESH_INTERVAL)
+                channel.hurry.clear()
         finally:
             channel.refreshing = False
 
@@ -264,10 +274,11 @@ async def cached_version(app: Any, event_id: int) -> int | None:
         return None
 
 
-def wake_local(event_id: int, version: int) -> None:
-    """Called after a commit in this process (any thread): wake this process's hubs."""
+def wake_local(event_id: int, version: int, stage: bool = False) -> None:
+    """Called after a commit in this process (any thread): wake this process's hubs
+    (`stage`: a stage moved, see `Hub.wake`)."""
     for hub in list(_hubs):
         try:
-            hub.loop.call_soon_threadsafe(hub.wake, event_id, version)
+            hub.loop.call_soon_threadsafe(hub.wake, event_id, version, stage)
         except RuntimeError:  # that loop is closed
             _hubs.discard(hub)

@@ -74,6 +74,9 @@ def test_classification() -> None:
     assert classify(operational("57P01")) == "unavailable"
     assert classify(sa_exc.TimeoutError("QueuePool limit")) == "unavailable"
     assert classify(operational("23505")) is None
+    dropped = operational(None, "server closed the connection unexpectedly")
+    dropped.connection_invalidated = True
+    assert classify(dropped) == "stale"
     assert classify(ValueError("x")) is None
 
 

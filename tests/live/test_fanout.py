@@ -48,3 +48,35 @@ def test_a_bid_reaches_the_counting_streams_only_and_a_close_reaches_all() -> No
     assert reads == 3  # one read per change, however many streams
     assert counting == [3, 3, 3]  # two bids and the close
     assert phones == [1] * 100  # the close only
+
+
+def test_a_stage_is_sent_at_once_a_bid_count_may_wait(monkeypatch, session) -> None:
+    """The commit's wake-up says whether a stage moved: the open, the close and a reveal
+    step do (no waiting for the refresh interval), a bid does not."""
+    from app.auctions import service
+    from app.events.models import Event
+    from app.live import hub as live_hub
+    from tests.auctions.test_api import CEREMONY, build
+
+    woken: list[tuple[int, bool]] = []
+    monkeypatch.setattr(
+        live_hub,
+        "wake_local",
+        lambda event_id, version, stage=False: woken.append((version, stage)),
+    )
+    w = build(session, {"A": CEREMONY["A"], "B": CEREMONY["B"]})
+    organiser = service.Caller(organiser=True)
+    event = session.get(Event, w.event_id)
+    service.open_auction(session, event, 3, organiser)
+    session.commit()
+    for who, combo in (("A", "A_pair"), ("B", "B_pair")):
+        service.place_bid(
+            session, event, 3, organiser, participant=who, combination_id=w.combos[combo]
+        )
+        session.commit()
+    service.close_auction(session, event, 3, organiser)
+    session.commit()
+    service.reveal(session, event, 3, organiser)
+    session.commit()
+    assert [stage for _, stage in woken] == [True, False, False, True, True]
+    assert [version for version, _ in woken] == [1, 2, 3, 4, 5]
