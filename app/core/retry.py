@@ -30,7 +30,8 @@ ATTEMPTS = 4  # the first try and three retries
 BACKOFF_SECONDS = (0.01, 0.05)  # drawn per retry, times the retry's number
 RETRY_AFTER_SECONDS = 1
 RETRYABLE_STATES = frozenset({"40P01", "40001", "55P03"})  # deadlock, serialization, lock
-UNAVAILABLE_STATES = ("08", "57P01", "57P02", "57P03", "53300")  # connection, shutdown, slots
+UNAVAILABLE_STATES = ("08", "57P01", "57P02")  # connection lost, server shutting down
+TRANSIENT_STATES = frozenset({"57P03", "53300"})  # starting up; no connection slot left
 
 
 def sqlstate(error: BaseException) -> str | None:
@@ -43,8 +44,9 @@ def sqlstate(error: BaseException) -> str | None:
 def classify(error: BaseException) -> str | None:
     """`"busy"` (worth running again: deadlock victim, serialization failure, SQLite's
     lock), `"stale"` (a pooled connection the server had dropped: SQLAlchemy renewed
-    the pool, worth running again), `"unavailable"` (the database cannot be reached,
-    or the pool is exhausted) or None (any other error: not this middleware's business)."""
+    the pool; or the server has no connection slot left: worth running again),
+    `"unavailable"` (the database cannot be reached, or the pool is exhausted) or None
+    (any other error: not this middleware's business)."""
     if isinstance(error, sa_exc.TimeoutError):  # the connection pool stayed empty
         return "unavailable"
     if not isinstance(error, sa_exc.DBAPIError):
@@ -52,6 +54,8 @@ def classify(error: BaseException) -> str | None:
     if error.connection_invalidated:  # no pre-ping (DB_POOL_PRE_PING): found in use
         return "stale"
     state = sqlstate(error)
+    if state in TRANSIENT_STATES:  # worth another try, then "unavailable"
+        return "stale"
     if state in RETRYABLE_STATES:
         return "busy"
     if state is not None and state.startswith(UNAVAILABLE_STATES):

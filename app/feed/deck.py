@@ -152,6 +152,14 @@ def _cards(session: Session, event: Event) -> _Cards:
     return found
 
 
+def is_card_or_discard_code(session: Session, event: Event, code: str) -> bool:
+    """True when `code` (as typed or scanned) is one of the event's CP or discard codes
+    (no query once the deck is in play: `_cards`)."""
+    checkpoints, discards, _, _ = _cards(session, event)
+    normalised = normalize_code(code)
+    return normalised in checkpoints or normalised in discards
+
+
 def load_deck(session: Session, event: Event) -> Deck:
     """The event's CPs and its sources' clock offsets as a `Deck` (two queries; one once
     the deck is in play: its CPs are read once per process)."""

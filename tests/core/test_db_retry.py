@@ -72,6 +72,7 @@ def test_classification() -> None:
     assert classify(operational(None, "connection refused")) == "unavailable"
     assert classify(operational("08006")) == "unavailable"
     assert classify(operational("57P01")) == "unavailable"
+    assert classify(operational("53300", "sorry, too many clients already")) == "stale"
     assert classify(sa_exc.TimeoutError("QueuePool limit")) == "unavailable"
     assert classify(operational("23505")) is None
     dropped = operational(None, "server closed the connection unexpectedly")
