@@ -139,10 +139,10 @@ class ParticipantState(Base):
     # like it; issue 24): the dashboard sums them in one query instead of reading every
     # take. Cards in hand (unsaved), takes (voided ones too), unknown codes not voided,
     # takes refused as `hand_full`.
-    hand_cards: Mapped[int] = mapped_column(default=0, server_default="0")
-    takes: Mapped[int] = mapped_column(default=0, server_default="0")
-    unknown_codes: Mapped[int] = mapped_column(default=0, server_default="0")
-    hand_full: Mapped[int] = mapped_column(default=0, server_default="0")
+    hand_cards: Mapped[int] = mapped_column(server_default="0")
+    takes: Mapped[int] = mapped_column(server_default="0")
+    unknown_codes: Mapped[int] = mapped_column(server_default="0")
+    hand_full: Mapped[int] = mapped_column(server_default="0")
 
 
 class Combination(Base):
