@@ -130,15 +130,11 @@ def tallies(
     unsaved in `state`, RULES.md I-3), and `takes`, `unknown_codes` (not voided) and
     `hand_full` (refusals, I-1) counted over `outcomes`, added to those of `before` (the
     stored row, for outcomes of new takes only; None: `outcomes` are all of them)."""
-    found = {"hand_cards": len(state.hand), "takes": 0, "unknown_codes": 0, "hand_full": 0}
+    found = rules.outcome_counts(outcomes, voided_reason=VOIDED)
     if before is not None:
         for name in ("takes", "unknown_codes", "hand_full"):
-            found[name] = int(before.get(name) or 0)
-    for outcome in outcomes:
-        found["takes"] += 1
-        found["unknown_codes"] += outcome.kind == "unknown" and outcome.reason != VOIDED
-        found["hand_full"] += outcome.reason == rules.HAND_FULL
-    return found
+            found[name] += int(before.get(name) or 0)
+    return {"hand_cards": len(state.hand), **found}
 
 
 def state_values(
