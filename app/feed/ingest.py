@@ -29,7 +29,12 @@ from app.events.models import Event, Participant
 from app.feed import repository as repo
 from app.feed import rules, views
 from app.feed.deck import Deck, course_of, display, is_card_or_discard_code, load_deck
-from app.feed.freeze import ensure_feed_open, feed_closed_error, feed_frozen
+from app.feed.freeze import (
+    ensure_feed_open,
+    feed_closed_error,
+    feed_frozen,
+    load_event_for_feed,
+)
 from app.feed.models import ParticipantState, SourceClock, Take, TakeOutcome, TakeVoid
 from app.feed.projection import ProjectionWrites, apply_new_takes, replay_participant
 from app.feed.schemas import ItemError, LogItem, SourceClockRead, TakeCreate, TakeResult
@@ -509,8 +514,9 @@ def scan(
     always go through.
     """
     now = now or utcnow()
-    event = session.get(Event, participant.event_id)
-    assert event is not None
+    loaded = load_event_for_feed(session, participant.event_id)  # FOR SHARE, with the freeze
+    assert loaded is not None
+    event, frozen = loaded
     if not is_card_or_discard_code(session, event, code):  # a CP's code: never limited
         _check_unknown_rate(session, event, participant, code, unknown_per_minute, now)
     item = {
@@ -522,7 +528,7 @@ def scan(
     }
     (result,) = ingest(
         session, event, [item], recorded_by=f"participant:{participant.external_id}",
-        received_at=now,
+        received_at=now, frozen=frozen,
     )  # fmt: skip
     _raise_if_error(result)
     return views.for_participant(result, views.seen_cards(session, participant.id))
