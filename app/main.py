@@ -17,6 +17,7 @@ from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
 from app.core.problems import install_error_handlers
+from app.core.retry import DatabaseRetryMiddleware
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
 from app.flows import endpoints as flows_endpoints
@@ -81,8 +82,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
 
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
-    """CORS (when origins are set), the sign-in guard, the JSON body limit, the request log,
-    the security headers and compression; the last added runs first.
+    """CORS (when origins are set), the sign-in guard, the database retry (around the
+    guard, which reads the database too), the JSON body limit, the request log, the
+    security headers and compression; the last added runs first.
 
     Compression (`starlette-compress`): zstd, brotli or gzip by the client's
     `Accept-Encoding`, for text types (HTML, JSON, CSS, JS, SVG, …) of at least 500
@@ -96,8 +98,9 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_headers=["*"],
         )
     app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
+    app.add_middleware(DatabaseRetryMiddleware)  # around the guard, which reads the database
     app.add_middleware(
-        BodyLimitMiddleware,
+        BodyLimitMiddleware,  # outside the retry: it buffers a body only within the limit
         json_max_bytes=settings.json_body_max_bytes,
         archive_max_bytes=settings.archive_body_max_bytes,
     )

@@ -17,7 +17,8 @@ from app.core import chain
 from app.core.security import hash_token
 from app.events import identity
 from app.events.models import Checkpoint, Event, Participant, SaveCode
-from app.feed.models import Combination, Take
+from app.feed.models import Combination, ParticipantState, Take
+from app.feed.rules import PlayState
 
 # The 54 cards in canonical codes (API.md), in a fixed order: CP number = index + 1.
 RANKS = "23456789TJQKA"
@@ -179,5 +180,18 @@ def make_combination(
         saved_at=saved_at,
     )
     session.add(combination)
+    count_take(session, event, participant.id)
     session.flush()
     return combination
+
+
+def count_take(session: Session, event: Event, participant_id: int) -> None:
+    """Count a directly inserted take in the participant's tallies (what the dashboard
+    sums, as the feed's writes do); their state is left to a rebuild, like the chain head."""
+    state = session.get(ParticipantState, participant_id)
+    if state is None:
+        state = ParticipantState(
+            participant_id=participant_id, event_id=event.id, state=PlayState().to_json()
+        )
+        session.add(state)
+    state.takes = (state.takes or 0) + 1

@@ -14,9 +14,14 @@ from app.feed.models import Combination, Take
 
 
 def lock_event(session: Session, event_id: int) -> Event:
-    """The event row, locked FOR UPDATE on PostgreSQL (SQLite: the write transaction
-    is already exclusive). Serialises ceremony steps: open, close, undo."""
-    return session.execute(select(Event).where(Event.id == event_id).with_for_update()).scalar_one()
+    """The event row, locked FOR NO KEY UPDATE on PostgreSQL (SQLite: the write transaction
+    is already exclusive). Serialises ceremony steps: open, close, undo, and conflicts
+    with the feed's FOR SHARE read of the freeze. Not FOR UPDATE: that would also block
+    the foreign-key checks (FOR KEY SHARE) of every row inserted for the event, such
+    as a bid's audit entry, whose transaction already holds the auction row the step
+    waits for next: the deadlock of issue 24 (lock order: event, then auction)."""
+    query = select(Event).where(Event.id == event_id).with_for_update(key_share=True)
+    return session.execute(query).scalar_one()
 
 
 def get_auction(
@@ -24,12 +29,13 @@ def get_auction(
 ) -> Auction | None:
     """The auction of `place`, or None when it was never opened.
 
-    `lock=True` takes the row lock (SELECT ... FOR UPDATE) that serialises bids,
-    withdrawals and the close of this auction across app processes.
+    `lock=True` takes the row lock (SELECT ... FOR NO KEY UPDATE) that serialises bids,
+    withdrawals and the close of this auction across app processes; it leaves the
+    foreign-key checks of rows pointing at the auction free (`lock_event`).
     """
     query = select(Auction).where(Auction.event_id == event_id, Auction.place == place)
     if lock:
-        query = query.with_for_update().execution_options(populate_existing=True)
+        query = query.with_for_update(key_share=True).execution_options(populate_existing=True)
         return session.execute(query).scalar_one_or_none()
     return session.scalar(query)
 
@@ -251,6 +257,26 @@ def external_ids_of(session: Session, participant_ids: Iterable[int]) -> dict[in
         select(Participant.id, Participant.external_id).where(Participant.id.in_(ids))
     )
     return {row[0]: row[1] for row in rows}
+
+
+def named_in_auctions(session: Session, event_id: int) -> tuple[dict[int, str], dict[int, str]]:
+    """(participant id -> external id, participant id -> name) of the participants the
+    event's auctions can name: its bidders and winners (a tie-break's eligible are bidders
+    of the tied round). Costs what the auctions hold, not the event's size."""
+    bidders = (
+        select(Bid.participant_id)
+        .join(Auction, Auction.id == Bid.auction_id)
+        .where(Auction.event_id == event_id)
+    )
+    winners = select(Auction.winner_participant_id).where(
+        Auction.event_id == event_id, Auction.winner_participant_id.is_not(None)
+    )
+    rows = session.execute(
+        select(Participant.id, Participant.external_id, Participant.name).where(
+            Participant.id.in_(bidders.union(winners))
+        )
+    ).all()
+    return {row[0]: row[1] for row in rows}, {row[0]: row[2] for row in rows}
 
 
 def participant_names(session: Session, event_id: int) -> dict[int, str]:

@@ -527,9 +527,9 @@ def verify_receipt(session: Session, event: Event, place: int, receipt: str) -> 
 def results(session: Session, event: Event) -> Results:
     """Final results as everyone may see them: each place (podium order 1, 2, 3), awarded
     once its deciding round is fully revealed, and every auction's closed rounds as far as
-    revealed (`revealing` while one is not fully revealed)."""
-    ext = repo.external_ids(session, event.id)
-    names = repo.participant_names(session, event.id)
+    revealed (`revealing` while one is not fully revealed). Reads the names of the bidders
+    and winners only (not every participant: issue 24)."""
+    ext, names = repo.named_in_auctions(session, event.id)
     auctions = repo.auctions_of_event(session, event.id)
     history: dict[int, AuctionHistory] = {}
     for place in rules.ceremony_order(event.award_places):

@@ -85,6 +85,14 @@ class Settings(BaseSettings):
     db_max_overflow: int = Field(
         default=20, ge=0, description="At most this many extra connections per process."
     )
+    db_pool_pre_ping: bool = Field(
+        default=False,
+        description="Test each pooled PostgreSQL connection with a round trip before use. "
+        "Off: a connection the server dropped fails its request once (503 "
+        "`database_unavailable`) and the pool is renewed; connections are recycled "
+        "after DB_POOL_RECYCLE_SECONDS.",
+    )
+    db_pool_recycle_seconds: int = Field(default=1800, ge=-1)
     feed_batch_max_takes: int = Field(
         default=1000,
         ge=1,

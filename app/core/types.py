@@ -22,7 +22,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Path
+from fastapi import Path, Query
 from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints
 
 INT4_MAX = 2_147_483_647
@@ -117,6 +117,8 @@ UTCTime = Annotated[AwareDatetime, AfterValidator(to_utc)]
 """An ISO 8601 time with an offset, as an aware UTC datetime within MIN_TIME…MAX_TIME."""
 
 PathId = Annotated[int, Path(ge=1, le=INT4_MAX)]
+PageNumber = Annotated[int, Query(ge=1, le=100_000, description="page, 1 = the first")]
+"""`?page=N` of a paged page (1-based)."""
 """An integer path parameter (ids, CP numbers, auction places): 1…INT4_MAX, else 422."""
 
 DbInt = Annotated[int, Field(ge=1, le=INT4_MAX)]

@@ -43,7 +43,15 @@ def participant_principal(participant: Participant) -> Principal:
 
 def _token_lookup(session: Session, token: str) -> Principal | None:
     participant = participant_by_token(session, token)
-    return participant_principal(participant) if participant is not None else None
+    if participant is None:
+        return None
+    # held for the request: the session's identity map keeps rows weakly, and the route's
+    # `participant_of` / `current_participant` should find this one without a query
+    session.info.setdefault(_LOOKED_UP, []).append(participant)
+    return participant_principal(participant)
+
+
+_LOOKED_UP = "principal_rows"
 
 
 register_lookup(Kind.PARTICIPANT, _token_lookup)

@@ -1,6 +1,7 @@
 """An event's deck as the feed reads it: the CPs' codes and cards, the sources' clocks.
 
-`load_deck` reads it once per request (two queries); `Deck.course` hands the pure rules
+`load_deck` reads it once per request (the CPs once per process once the deck is in
+play); `Deck.course` hands the pure rules
 engine (`app.feed.rules`) what it needs. The display helpers beside it (`display`,
 `describe`, `by_strength`, `categoriser`) wrap the poker evaluator for the feed's views.
 """
@@ -115,8 +116,23 @@ class Deck:
         )
 
 
-def load_deck(session: Session, event: Event) -> Deck:
-    """The event's CPs and its sources' clock offsets as a `Deck` (two queries)."""
+# The CPs of events whose deck is in play, by (event id, created_at): once a take is
+# recorded the deck's cards and codes cannot change (`app.flows.event_setup`:
+# `deck_in_play`; a CP's coordinates and hint may, and are not read here), so the feed
+# reads them once per process instead of once per delivery (issue 24).
+_Cards = tuple[
+    dict[str, rules.CheckpointRef], dict[str, rules.CheckpointRef], dict[int, int], dict[int, str]
+]
+_DECKS_IN_PLAY: dict[tuple[int, str], _Cards] = {}
+_DECKS_KEPT = 64  # events remembered per process
+
+
+def _cards(session: Session, event: Event) -> _Cards:
+    """The event's CPs by code, by discard code, numbers and discard codes by CP id."""
+    key = (event.id, str(event.created_at))
+    found = _DECKS_IN_PLAY.get(key)
+    if found is not None:
+        return found
     checkpoints: dict[str, rules.CheckpointRef] = {}
     discards: dict[str, rules.CheckpointRef] = {}
     numbers: dict[int, int] = {}
@@ -129,6 +145,26 @@ def load_deck(session: Session, event: Event) -> Deck:
         discards[discard_code] = ref
         numbers[cp_id] = number
         discard_codes[cp_id] = discard_code
+    found = (checkpoints, discards, numbers, discard_codes)
+    if checkpoints and repo.event_has_takes(session, event.id):  # in play: kept for good
+        if len(_DECKS_IN_PLAY) >= _DECKS_KEPT:
+            _DECKS_IN_PLAY.pop(next(iter(_DECKS_IN_PLAY)))
+        _DECKS_IN_PLAY[key] = found
+    return found
+
+
+def is_card_or_discard_code(session: Session, event: Event, code: str) -> bool:
+    """True when `code` (as typed or scanned) is one of the event's CP or discard codes
+    (no query once the deck is in play: `_cards`)."""
+    checkpoints, discards, _, _ = _cards(session, event)
+    normalised = normalize_code(code)
+    return normalised in checkpoints or normalised in discards
+
+
+def load_deck(session: Session, event: Event) -> Deck:
+    """The event's CPs and its sources' clock offsets as a `Deck` (two queries; one once
+    the deck is in play: its CPs are read once per process)."""
+    checkpoints, discards, numbers, discard_codes = _cards(session, event)
     return Deck(
         event,
         checkpoints,

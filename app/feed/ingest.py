@@ -28,8 +28,13 @@ from app.core.problems import problem_body
 from app.events.models import Event, Participant
 from app.feed import repository as repo
 from app.feed import rules, views
-from app.feed.deck import Deck, course_of, display, load_deck
-from app.feed.freeze import ensure_feed_open, feed_closed_error, feed_frozen
+from app.feed.deck import Deck, course_of, display, is_card_or_discard_code, load_deck
+from app.feed.freeze import (
+    ensure_feed_open,
+    feed_closed_error,
+    feed_frozen,
+    load_event_for_feed,
+)
 from app.feed.models import ParticipantState, SourceClock, Take, TakeOutcome, TakeVoid
 from app.feed.projection import ProjectionWrites, apply_new_takes, replay_participant
 from app.feed.schemas import ItemError, LogItem, SourceClockRead, TakeCreate, TakeResult
@@ -516,8 +521,37 @@ def scan(
     always go through.
     """
     now = now or utcnow()
-    event = session.get(Event, participant.event_id)
-    assert event is not None
+    loaded = load_event_for_feed(session, participant.event_id)  # FOR SHARE, with the freeze
+    assert loaded is not None
+    event, frozen = loaded
+    if not is_card_or_discard_code(session, event, code):  # a CP's code: never limited
+        _check_unknown_rate(session, event, participant, code, unknown_per_minute, now)
+    item = {
+        "participant": participant.external_id,
+        "code": code,
+        "taken_at": now,
+        "source": PHONE_SOURCE,
+        "source_id": source_id or uuid.uuid4().hex,
+    }
+    (result,) = ingest(
+        session, event, [item], recorded_by=f"participant:{participant.external_id}",
+        received_at=now, frozen=frozen,
+    )  # fmt: skip
+    _raise_if_error(result)
+    return views.for_participant(result, views.seen_cards(session, participant.id))
+
+
+def _check_unknown_rate(
+    session: Session,
+    event: Event,
+    participant: Participant,
+    code: str,
+    unknown_per_minute: int,
+    now: datetime,
+) -> None:
+    """429 `too_many_unknown_codes` when `code` is unknown (not a CP, discard or own save
+    code) and `unknown_per_minute` phone takes of unknown codes came in the last minute
+    (counted under the participant's lock)."""
     repo.lock_participants(session, [participant.id])
     since = now - RATE_WINDOW
     if (
@@ -532,19 +566,6 @@ def scan(
             code="too_many_unknown_codes",
             headers={"Retry-After": str(retry)},
         )
-    item = {
-        "participant": participant.external_id,
-        "code": code,
-        "taken_at": now,
-        "source": PHONE_SOURCE,
-        "source_id": source_id or uuid.uuid4().hex,
-    }
-    (result,) = ingest(
-        session, event, [item], recorded_by=f"participant:{participant.external_id}",
-        received_at=now,
-    )  # fmt: skip
-    _raise_if_error(result)
-    return views.for_participant(result, views.seen_cards(session, participant.id))
 
 
 # -- corrections ------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ class Take(Base):
     __table_args__ = (
         UniqueConstraint("event_id", "source", "source_id"),
         Index("ix_take_participant_id_taken_at_id", "participant_id", "taken_at", "id"),
+        # the dashboard's takes per minute: a range of the event's recent takes
+        Index("ix_take_event_id_taken_at", "event_id", "taken_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -90,6 +92,7 @@ class TakeOutcome(Base):
     """Projection: what the rules made of one take in the participant's replay."""
 
     __tablename__ = "take_outcome"
+    __table_args__ = (Index("ix_take_outcome_kind", "kind"),)  # the unknown codes' list
 
     take_id: Mapped[int] = mapped_column(
         ForeignKey("take.id", ondelete="CASCADE"), primary_key=True
@@ -117,6 +120,11 @@ class ParticipantState(Base):
     """Projection: a participant's rules state after their last take in field-time order."""
 
     __tablename__ = "participant_state"
+    __table_args__ = (  # the warning lists of an event: the rows whose tally is above 0
+        Index("ix_participant_state_event_id_hand_cards", "event_id", "hand_cards"),
+        Index("ix_participant_state_event_id_hand_full", "event_id", "hand_full"),
+        Index("ix_participant_state_event_id_unknown_codes", "event_id", "unknown_codes"),
+    )
 
     participant_id: Mapped[int] = mapped_column(
         ForeignKey("participant.id", ondelete="CASCADE"), primary_key=True
@@ -132,6 +140,14 @@ class ParticipantState(Base):
     # the participant's row lock.
     log_seq: Mapped[int] = mapped_column(server_default="0")
     log_head: Mapped[str | None] = mapped_column(String(64))
+    # Tallies of the participant's log, written with the state (they follow from the log
+    # like it; issue 24): the dashboard sums them in one query instead of reading every
+    # take. Cards in hand (unsaved), takes (voided ones too), unknown codes not voided,
+    # takes refused as `hand_full`.
+    hand_cards: Mapped[int] = mapped_column(server_default="0")
+    takes: Mapped[int] = mapped_column(server_default="0")
+    unknown_codes: Mapped[int] = mapped_column(server_default="0")
+    hand_full: Mapped[int] = mapped_column(server_default="0")
 
 
 class Combination(Base):

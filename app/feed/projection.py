@@ -17,7 +17,7 @@ never commit.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -121,6 +121,22 @@ def combination_values(
     }
 
 
+def tallies(
+    state: rules.PlayState,
+    outcomes: Iterable[rules.Outcome],
+    before: Mapping[str, Any] | None = None,
+) -> dict[str, int]:
+    """The tallies of a `participant_state` row (`repo.TALLIES`): `hand_cards` (cards held
+    unsaved in `state`, RULES.md I-3), and `takes`, `unknown_codes` (not voided) and
+    `hand_full` (refusals, I-1) counted over `outcomes`, added to those of `before` (the
+    stored row, for outcomes of new takes only; None: `outcomes` are all of them)."""
+    found = rules.outcome_counts(outcomes, voided_reason=VOIDED)
+    if before is not None:
+        for name in ("takes", "unknown_codes", "hand_full"):
+            found[name] += int(before.get(name) or 0)
+    return {"hand_cards": len(state.hand), **found}
+
+
 def state_values(
     participant_id: int,
     event_id: int,
@@ -128,10 +144,12 @@ def state_values(
     last: rules.TakeIn | None,
     head: tuple[int, str | None] | None,
     now: datetime,
+    counted: Mapping[str, int],
 ) -> dict[str, Any]:
     """The columns of a `participant_state` row: the state after `last` (the
-    participant's last take in field order, None: no live take), and their chain's head
-    `(log_seq, log_head)` (None: leave it as stored; no `log_*` key)."""
+    participant's last take in field order, None: no live take), their chain's head
+    `(log_seq, log_head)` (None: leave it as stored; no `log_*` key) and the tallies
+    `counted` (`tallies`)."""
     values = {
         "participant_id": participant_id,
         "event_id": event_id,
@@ -139,6 +157,7 @@ def state_values(
         "last_taken_at": last.taken_at if last else None,
         "last_take_id": last.take_id if last else None,
         "updated_at": now,
+        **counted,
     }
     if head is not None:
         values["log_seq"], values["log_head"] = head
@@ -253,7 +272,10 @@ def apply_new_takes(
             writes.combinations.append(Combination(**values))
     if head is None:
         head = (row["log_seq"], row["log_head"]) if row else (0, None)  # type: ignore[assignment]
-    values = state_values(participant.id, participant.event_id, state, ordered[-1], head, now)
+    counted = tallies(state, (result[take.take_id] for take in ordered), row)
+    values = state_values(
+        participant.id, participant.event_id, state, ordered[-1], head, now, counted
+    )
     (writes.updated_states if row is not None else writes.states).append(values)
     return result
 
@@ -285,7 +307,10 @@ def replay_participant(
     if stored is None:
         stored = ParticipantState(participant_id=participant.id, event_id=participant.event_id)
         session.add(stored)
-    values = state_values(participant.id, participant.event_id, fold.state, fold.last, head, now)
+    counted = tallies(fold.state, fold.outcomes.values())
+    values = state_values(
+        participant.id, participant.event_id, fold.state, fold.last, head, now, counted
+    )
     for column, value in values.items():
         setattr(stored, column, value)
     session.flush()
@@ -398,7 +423,15 @@ class _EventRows:
             for combination in fold.state.combinations
         )
         self.states.append(
-            state_values(participant_id, event_id, fold.state, fold.last, head, self.now)
+            state_values(
+                participant_id,
+                event_id,
+                fold.state,
+                fold.last,
+                head,
+                self.now,
+                tallies(fold.state, fold.outcomes.values()),
+            )
         )
         self.takes += len(fold.outcomes)
         self.changed += n

@@ -89,13 +89,17 @@ _LOCK_BY_EXTERNAL_ID = (
         Participant.external_id.in_(bindparam("ids", expanding=True)),
     )
     .order_by(Participant.id)
-    .with_for_update()
+    .with_for_update(key_share=True)
 )
 
 
+# the tallies of a `participant_state` row (`ParticipantState`), written with the state
+TALLIES = ("hand_cards", "takes", "unknown_codes", "hand_full")
+
+
 def states_of(session: Session, participant_ids: Iterable[int]) -> dict[int, RowMapping]:
-    """The stored states (`state`, `last_taken_at`, `last_take_id`, and the chain head
-    `log_seq`, `log_head`) of these participants, as plain rows by participant id
+    """The stored states (`state`, `last_taken_at`, `last_take_id`, the chain head
+    `log_seq`, `log_head`, and the `TALLIES`) of these participants, as plain rows by participant id
     (absent: no take yet). Read after the participants' lock: the heads are current."""
     ids = sorted(set(participant_ids))
     found: dict[int, RowMapping] = {}
@@ -112,6 +116,7 @@ _STATES = select(
     ParticipantState.last_take_id,
     ParticipantState.log_seq,
     ParticipantState.log_head,
+    *(getattr(ParticipantState, name) for name in TALLIES),
 ).where(ParticipantState.participant_id.in_(bindparam("ids", expanding=True)))
 
 
@@ -127,7 +132,8 @@ def save_states(
     """Write participants' projected states: INSERT the `new`, UPDATE the `existing`.
 
     Each row: `participant_id`, `event_id`, `state`, `last_taken_at`,
-    `last_take_id`, `updated_at`, `log_seq`, `log_head`. Core executemany statements, no ORM object:
+    `last_take_id`, `updated_at`, `log_seq`, `log_head` and the `TALLIES`. Core
+    executemany statements, no ORM object:
     the caller holds the participants' locks, and no ParticipantState object of
     theirs is loaded in the session (`states_of` returns plain rows).
     """
@@ -146,18 +152,13 @@ def save_states(
 
 _STATE_TABLE = ParticipantState.__table__
 # what an UPDATE sets
-_STATE_VALUES = ("state", "last_taken_at", "last_take_id", "updated_at", "log_seq", "log_head")
+_STATE_VALUES = (
+    "state", "last_taken_at", "last_take_id", "updated_at", "log_seq", "log_head", *TALLIES,
+)  # fmt: skip
 _UPDATE_STATE = (
     update(_STATE_TABLE)
     .where(_STATE_TABLE.c.participant_id == bindparam("pid"))
-    .values(
-        state=bindparam("state"),
-        last_taken_at=bindparam("last_taken_at"),
-        last_take_id=bindparam("last_take_id"),
-        updated_at=bindparam("updated_at"),
-        log_seq=bindparam("log_seq"),
-        log_head=bindparam("log_head"),
-    )
+    .values({name: bindparam(name) for name in _STATE_VALUES})
 )
 
 
@@ -178,7 +179,8 @@ def save_codes_by_participant(
 
 
 def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
-    """Row-lock the participants (PostgreSQL `SELECT … FOR UPDATE`), in id order.
+    """Row-lock the participants (PostgreSQL `SELECT … FOR NO KEY UPDATE`: the rows that
+    point at a participant, such as a bid, stay insertable), in id order.
 
     Locking in a fixed order keeps two batches that share participants from
     deadlocking. On SQLite the clause is not rendered: the write transaction
@@ -191,7 +193,7 @@ def lock_participants(session: Session, participant_ids: Iterable[int]) -> None:
             select(Participant.id)
             .where(Participant.id.in_(chunk))
             .order_by(Participant.id)
-            .with_for_update()
+            .with_for_update(key_share=True)
         ).all()
 
 
@@ -461,21 +463,25 @@ def takes_with_reason_by_participant(session: Session, event_id: int, reason: st
 
 
 def unknown_code_takes(
-    session: Session, event_id: int, *, except_reason: str, limit: int
+    session: Session, event_id: int, *, except_reason: str, limit: int, offset: int = 0
 ) -> Sequence[Any]:
     """Rows `(Take, Participant)`: takes of codes that matched nothing whose reason is not
-    `except_reason`, in stored-time order, at most `limit`."""
+    `except_reason`, in stored-time order, at most `limit` from `offset`. Read from the
+    unknown outcomes (`ix_take_outcome_kind`), not from every take of the event."""
     return session.execute(
         select(Take, Participant)
-        .join(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .select_from(TakeOutcome)
+        .join(Take, Take.id == TakeOutcome.take_id)
         .join(Participant, Participant.id == Take.participant_id)
         .where(
-            Take.event_id == event_id,
             TakeOutcome.kind == "unknown",
             TakeOutcome.reason.is_distinct_from(except_reason),
+            # unary + keeps SQLite from walking the event's takes by their time index
+            (Take.event_id + 0) == event_id,
         )
         .order_by(Take.taken_at, Take.id)
         .limit(limit)
+        .offset(offset)
     ).all()
 
 
@@ -489,6 +495,51 @@ def takes_dated_after_receipt(session: Session, event_id: int) -> Sequence[Any]:
         .where(Take.event_id == event_id, Take.taken_at > Take.received_at)
         .order_by(Take.taken_at, Take.id)
     ).all()
+
+
+def event_tallies(session: Session, event_id: int, since: datetime) -> dict[str, int]:
+    """The dashboard's counters in one statement, whatever the event's size: participants,
+    takes since `since` (UTC, field time; the `(event_id, taken_at)` index) and the
+    sums of the participants' tallies (`TALLIES`: takes, unknown codes, hand_full
+    refusals, participants holding unsaved cards)."""
+    participants = (
+        select(func.count()).select_from(Participant).where(Participant.event_id == event_id)
+    ).scalar_subquery()
+    recent = (
+        select(func.count())
+        .select_from(Take)
+        .where(Take.event_id == event_id, Take.taken_at >= since)
+    ).scalar_subquery()
+    s = ParticipantState
+    row = session.execute(
+        select(
+            participants,
+            recent,
+            func.coalesce(func.sum(s.takes), 0),
+            func.coalesce(func.sum(s.unknown_codes), 0),
+            func.coalesce(func.sum(s.hand_full), 0),
+            func.count(s.participant_id).filter(s.hand_cards > 0),
+        ).where(s.event_id == event_id)
+    ).one()
+    names = ("participants", "recent", "takes", "unknown_codes", "hand_full", "unsaved_hands")
+    return {name: int(value or 0) for name, value in zip(names, row, strict=True)}
+
+
+def states_with(
+    session: Session, event_id: int, tally: str, *, limit: int, offset: int = 0
+) -> list[tuple[ParticipantState, Participant]]:
+    """Rows `(ParticipantState, Participant)` whose `tally` (one of `TALLIES`) is above 0,
+    by external id, `limit` from `offset`: a page of a warning list."""
+    column = getattr(ParticipantState, tally)
+    rows = session.execute(
+        select(ParticipantState, Participant)
+        .join(Participant, Participant.id == ParticipantState.participant_id)
+        .where(ParticipantState.event_id == event_id, column > 0)
+        .order_by(Participant.external_id)
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return [(state, participant) for state, participant in rows]
 
 
 def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantState, Participant]]:

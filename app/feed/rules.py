@@ -342,3 +342,15 @@ def replay(
         state, outcome = apply_take(state, take, course)
         outcomes.append(outcome)
     return state, outcomes
+
+
+def outcome_counts(outcomes: Iterable[Outcome], *, voided_reason: str) -> dict[str, int]:
+    """`takes`, `unknown_codes` (takes of unknown codes whose reason is not
+    `voided_reason`) and `hand_full` (takes refused as `HAND_FULL`, RULES.md I-1) among
+    `outcomes`: the tallies the organiser's dashboard sums."""
+    counts = {"takes": 0, "unknown_codes": 0, "hand_full": 0}
+    for outcome in outcomes:
+        counts["takes"] += 1
+        counts["unknown_codes"] += outcome.kind == "unknown" and outcome.reason != voided_reason
+        counts["hand_full"] += outcome.reason == HAND_FULL
+    return counts

@@ -395,6 +395,63 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
     )
 
 
+def tallies(session: Session, event: Event, since: datetime) -> dict[str, int]:
+    """The dashboard's counters from the participants' tallies, one query whatever the
+    event's size (`repo.event_tallies`: `participants`, `recent` takes since `since`,
+    `takes`, `unknown_codes`, `hand_full`, `unsaved_hands`)."""
+    return repo.event_tallies(session, event.id, since)
+
+
+def warnings_page(
+    session: Session, event: Event, *, limit: int, offset: int = 0, full: bool = False
+) -> WarningsRead:
+    """A page of the warnings (`warnings`' lists, each `limit` rows from `offset`): the
+    participants holding unsaved cards and those with `hand_full` refusals (from their
+    tallies, by external id), unknown codes (stored-time order); with `full`, also the
+    device clocks and future-dated takes (those read every take of the event: the
+    paged warnings page only, never the dashboard)."""
+    unsaved = [
+        UnsavedHand(
+            participant=participant.external_id,
+            name=participant.name,
+            hand=list(state.hand),
+            deal=state.deal,
+            round=state.round,
+        )
+        for row, participant in repo.states_with(
+            session, event.id, "hand_cards", limit=limit, offset=offset
+        )
+        for state in [rules.PlayState.from_json(row.state)]
+    ]
+    hand_full = [
+        HandFullWarning(participant=p.external_id, name=p.name, count=row.hand_full)
+        for row, p in repo.states_with(session, event.id, "hand_full", limit=limit, offset=offset)
+    ]
+    unknown = repo.unknown_code_takes(
+        session, event.id, except_reason=VOIDED, limit=limit, offset=offset
+    )
+    page = slice(offset, offset + limit)
+    return WarningsRead(
+        course_closed=utcnow() >= event.closes_at,
+        unsaved_hands=unsaved,
+        hand_full=hand_full,
+        unknown_codes=[_unknown_warning(t, p) for t, p in unknown],
+        future_takes=_future_takes(session, event)[page] if full else [],
+        device_clocks=device_clock_warnings(session, event)[page] if full else [],
+    )
+
+
+def _unknown_warning(take: Any, participant: Any) -> UnknownCodeWarning:
+    return UnknownCodeWarning(
+        participant=participant.external_id,
+        name=participant.name,
+        take_id=take.id,
+        code=take.code,
+        taken_at=take.taken_at,
+        source=take.source,
+    )
+
+
 def _unsaved_hands(session: Session, event: Event) -> list[UnsavedHand]:
     """Participants holding cards never saved (RULES.md I-3), by external id."""
     unsaved = []

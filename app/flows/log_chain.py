@@ -78,24 +78,74 @@ class Heads:
 
 
 def stored_heads(session: Session, event_id: int) -> Heads:
-    """The chain heads kept with the participants' states and on the auction rows (two
-    indexed queries; one row per participant with a take)."""
+    """The chain heads kept with the participants' states, on the auction rows and in
+    `event_chain` (three indexed queries; one row per participant with a take)."""
     participants = session.execute(
         select(Participant.external_id, ParticipantState.log_seq, ParticipantState.log_head)
         .join(Participant, Participant.id == ParticipantState.participant_id)
         .where(ParticipantState.event_id == event_id, ParticipantState.log_seq > 0)
     ).all()
+    return Heads(
+        [(e, s, h or "") for e, s, h in participants],
+        _auction_heads(session, event_id),
+        _event_chain_heads(session, event_id),
+    )
+
+
+def _auction_heads(session: Session, event_id: int) -> list[tuple[int, int, str]]:
     auctions = session.execute(
         select(Auction.place, Auction.log_seq, Auction.log_head).where(
             Auction.event_id == event_id, Auction.log_seq > 0
         )
     ).all()
+    return [(p, s, h or "") for p, s, h in auctions]
+
+
+def _event_chain_heads(session: Session, event_id: int) -> list[tuple[str, int, str]]:
     events = [(n, s, h or "") for n, (s, h) in ledger.heads(session, event_id).items() if s]
-    return Heads(
-        [(e, s, h or "") for e, s, h in participants],
-        [(p, s, h or "") for p, s, h in auctions],
-        sorted(events),
-    )
+    return sorted(events)
+
+
+# The frozen events' take chain heads and their last event head, by (event id, created_at,
+# feed_frozen_at): once the feed is frozen (the ceremony) no take, void or replay can
+# change the take chains, so the ceremony's pages read and hash them once per process
+# and bid change instead of once per request (issue 24). The bid chains and the
+# event-level chains (clocks, decisions, identities) are read each time.
+_Frozen = tuple[
+    list[tuple[str, int, str]], list[tuple[int, int, str]], list[tuple[str, int, str]], str
+]
+_FROZEN_HEADS: dict[tuple[int, str, str], _Frozen] = {}
+_FROZEN_KEEP = 32  # events remembered per process
+
+
+def _frozen_key(event: Event) -> tuple[int, str, str] | None:
+    if event.feed_frozen_at is None:
+        return None
+    return (event.id, str(event.created_at), event.feed_frozen_at.isoformat())
+
+
+def event_heads(session: Session, event: Event) -> tuple[Heads, str]:
+    """`stored_heads` of `event` and the event head over them; while the event's feed is
+    frozen the take chains' part is remembered (`_FROZEN_HEADS`) and the head is hashed
+    again only when an auction's or an event-level chain moved."""
+    key = _frozen_key(event)
+    remembered = _FROZEN_HEADS.get(key) if key else None
+    if remembered is None:
+        heads = stored_heads(session, event.id)
+    else:
+        heads = Heads(
+            remembered[0],
+            _auction_heads(session, event.id),
+            _event_chain_heads(session, event.id),
+        )
+        if (heads.auctions, heads.events) == (remembered[1], remembered[2]):
+            return heads, remembered[3]
+    value = heads.head
+    if key is not None:
+        if key not in _FROZEN_HEADS and len(_FROZEN_HEADS) >= _FROZEN_KEEP:
+            _FROZEN_HEADS.pop(next(iter(_FROZEN_HEADS)))
+        _FROZEN_HEADS[key] = (heads.participants, heads.auctions, heads.events, value)
+    return heads, value
 
 
 def head(session: Session, event: Event, *, now: datetime | None = None) -> dict[str, Any]:
@@ -103,8 +153,8 @@ def head(session: Session, event: Event, *, now: datetime | None = None) -> dict
     event head (64 hex digits, `version` 2), the rows of the chains it covers (takes and
     voids; bids and withdrawals; source clock offsets; deciding audit entries; identity
     rows), and the UTC time it was read. Public: hashes and counts only."""
-    heads = stored_heads(session, event.id)
-    return {"head": heads.head, "version": HEAD_VERSION, **heads.counts(), "at": now or utcnow()}
+    heads, value = event_heads(session, event)
+    return {"head": value, "version": HEAD_VERSION, **heads.counts(), "at": now or utcnow()}
 
 
 def fix_head(session: Session, event: Event, *, now: datetime | None = None) -> dict[str, Any]:
@@ -112,8 +162,10 @@ def fix_head(session: Session, event: Event, *, now: datetime | None = None) -> 
     when the last auction closed and the event became `finished`, when the feed is frozen
     and no bid can change any more (RULES.md: the ceremony's combinations must not change).
     Shape as `head`, with `at` as an ISO 8601 UTC string (a JSON column)."""
-    value = head(session, event, now=now)
-    event.final_log_head = {**value, "at": value["at"].isoformat()}
+    heads = stored_heads(session, event.id)  # read afresh: the value kept for good
+    at = (now or utcnow()).isoformat()
+    value = {"head": heads.head, "version": HEAD_VERSION, **heads.counts(), "at": at}
+    event.final_log_head = value
     session.flush()
     return event.final_log_head
 

@@ -57,9 +57,10 @@ async def messages(
 ) -> AsyncIterator[bytes]:
     """The stream of one client: what changed after `after`, then every change as it
     comes (with `counts` False, no `auction` message whose status and round did not change:
-    bid counts only); the organiser also gets `feed` counters when they change."""
+    bid counts only; the hub does not even wake such a stream for them); the organiser
+    also gets `feed` counters when they change."""
     loop = asyncio.get_running_loop()
-    queue = hub.subscribe(channel)
+    queue = hub.subscribe(channel, counts)
 
     async def on_shutdown() -> None:  # SIGTERM: end this stream cleanly (no cancellation)
         await shutdown.wait()

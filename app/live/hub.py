@@ -11,6 +11,7 @@ the database (another process rebuilds its own), not state another process needs
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import weakref
@@ -89,10 +90,15 @@ class Channel:
         self.event_id = event_id
         self.version = -1  # not read yet
         self.latest: dict[tuple[str, int], tuple[int, bytes, str, bytes]] = {}
+        # every change: the organiser's pages and whoever shows bid counts
         self.subscribers: set[asyncio.Queue[Item]] = set()
+        # a change of stage only (`shape_of`): the phones (`?counts=false`), which a bid
+        # does not concern: a burst of bids costs them nothing (issue 24)
+        self.stage_subscribers: set[asyncio.Queue[Item]] = set()
         self.loading: asyncio.Lock = asyncio.Lock()
         self.refreshing = False
         self.again = False
+        self.hurry = asyncio.Event()  # a stage moved: no waiting for the refresh interval
 
     def since(self, after: int | None) -> list[Item]:
         """Cached messages of the topics changed after version `after` (all when None),
@@ -143,26 +149,38 @@ class Hub:
                 channel.version = version
         return channel
 
-    def _store(self, channel: Channel, changes: list[tuple[int, str, dict[str, Any]]]) -> list:
+    def _store(
+        self, channel: Channel, changes: list[tuple[int, str, dict[str, Any]]]
+    ) -> list[tuple[Item, bool]]:
+        """Encode and cache each change once (for every stream of this process); returns
+        each item with whether its stage (`shape_of`) moved."""
         out = []
         for version, kind, data in changes:
             key = (kind, int(data.get("place") or 0))
             message = encode(version, kind, data)
             short = encode(version, kind, compact(kind, data)) if kind == "auction" else message
-            channel.latest[key] = (version, message, shape_of(kind, data), short)
-            out.append((version, f"{kind}:{key[1]}", message, shape_of(kind, data), short))
+            shape = shape_of(kind, data)
+            before = channel.latest.get(key)
+            channel.latest[key] = (version, message, shape, short)
+            moved = before is None or before[2] != shape
+            out.append(((version, f"{kind}:{key[1]}", message, shape, short), moved))
         return out
 
-    def subscribe(self, channel: Channel) -> asyncio.Queue[Item]:
+    def subscribe(self, channel: Channel, counts: bool = True) -> asyncio.Queue[Item]:
+        """A queue of the channel's changes: every change, or with `counts` False only the
+        changes of a stage (the bid counts alone are never put in it)."""
         queue: asyncio.Queue[Item] = asyncio.Queue()
-        channel.subscribers.add(queue)
+        (channel.subscribers if counts else channel.stage_subscribers).add(queue)
         return queue
 
     def unsubscribe(self, channel: Channel, queue: asyncio.Queue) -> None:
         channel.subscribers.discard(queue)
+        channel.stage_subscribers.discard(queue)
 
-    def wake(self, event_id: int, version: int | None = None) -> None:
-        """Something changed (version `version`, or unknown): re-read when it is news."""
+    def wake(self, event_id: int, version: int | None = None, stage: bool = False) -> None:
+        """Something changed (version `version`, or unknown): re-read when it is news; at
+        once when a `stage` moved (a close, a reveal step), else at most once per
+        MIN_REFRESH_INTERVAL (a burst of bids)."""
         channel = self.channels.get(event_id)
         if channel is None or channel.version < 0:
             return
@@ -170,6 +188,8 @@ class Hub:
             return
         if channel.refreshing:
             channel.again = True
+            if stage:
+                channel.hurry.set()
             return
         channel.refreshing = True
         self.loop.create_task(self._refresh(channel))
@@ -186,13 +206,20 @@ class Hub:
                     log.warning("live: re-reading event %s failed", channel.event_id, exc_info=True)
                     return
                 if version > channel.version:
-                    for item in self._store(channel, changes):
+                    for item, moved in self._store(channel, changes):
                         for queue in channel.subscribers:
                             queue.put_nowait(item)
+                        if moved:  # the phones: only when the stage changed
+                            for queue in channel.stage_subscribers:
+                                queue.put_nowait(item)
                     channel.version = version
                 if not channel.again:
                     return
-                await asyncio.sleep(MIN_REFRESH_INTERVAL)
+                if not channel.hurry.is_set():
+                    # a burst of bids: one read per interval, unless a stage moves
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(channel.hurry.wait(), MIN_REFRESH_INTERVAL)
+                channel.hurry.clear()
         finally:
             channel.refreshing = False
 
@@ -247,10 +274,11 @@ async def cached_version(app: Any, event_id: int) -> int | None:
         return None
 
 
-def wake_local(event_id: int, version: int) -> None:
-    """Called after a commit in this process (any thread): wake this process's hubs."""
+def wake_local(event_id: int, version: int, stage: bool = False) -> None:
+    """Called after a commit in this process (any thread): wake this process's hubs
+    (`stage`: a stage moved, see `Hub.wake`)."""
     for hub in list(_hubs):
         try:
-            hub.loop.call_soon_threadsafe(hub.wake, event_id, version)
+            hub.loop.call_soon_threadsafe(hub.wake, event_id, version, stage)
         except RuntimeError:  # that loop is closed
             _hubs.discard(hub)

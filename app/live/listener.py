@@ -32,11 +32,13 @@ def conninfo(database_url: str) -> str:
     return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def parse(payload: str) -> tuple[int, int] | None:
-    """`'<event id>:<version>'` -> (event id, version); None for anything else."""
-    event_id, _, version = payload.partition(":")
+def parse(payload: str) -> tuple[int, int, bool] | None:
+    """`'<event id>:<version>[:stage]'` -> (event id, version, a stage moved); None for
+    anything else."""
+    event_id, _, rest = payload.partition(":")
+    version, _, flag = rest.partition(":")
     try:
-        return int(event_id), int(version)
+        return int(event_id), int(version), flag == "stage"
     except ValueError:
         return None
 

@@ -130,9 +130,7 @@ def feed_counters(session: Session, event_id: int) -> dict[str, Any]:
 
     event = session.get(Event, event_id)
     assert event is not None
-    numbers = dashboard_numbers(session, event, utcnow())
-    numbers.pop("warnings")
-    return numbers
+    return dashboard_numbers(session, event, utcnow())
 
 
 def shape(session: Session, event: Event) -> str:

@@ -7,7 +7,8 @@ course window is covered without calling anything:
 - `before_flush` notes the topics the flushed objects touch (`session.info`);
 - `before_commit` bumps `live_version` of each such event (an upsert that row-locks it,
   taken last, after the locks of the change itself) and inserts one `live_change` row per
-  topic; on PostgreSQL it also queues `pg_notify('rogaine_live', '<event>:<version>')`,
+  topic; on PostgreSQL it also queues `pg_notify('rogaine_live', '<event>:<version>')`
+  (with `:stage` when an auction's or round's stage moved, not only a bid count),
   which PostgreSQL delivers only if the transaction commits;
 - `after_commit` wakes this process's streams (`app.live.hub.wake_local`); a rollback
   forgets the noted topics.
@@ -32,13 +33,35 @@ from app.events.models import Event
 from app.live.models import LiveChange, LiveVersion
 
 CHANNEL = "rogaine_live"
+STAGE_FLAG = ":stage"  # a notification's suffix: a stage moved (send it at once)
 EVENT_FIELDS = ("status", "opens_at", "closes_at")
 _PENDING = "live_pending"  # session.info: {"topics": set, "auctions": set, "bids": set}
-_COMMITTED = "live_committed"  # session.info: [(event_id, version)]
+_COMMITTED = "live_committed"  # session.info: [(event_id, version, a stage moved)]
 
 
 def _pending(session: Session) -> dict[str, set[Any]]:
-    return session.info.setdefault(_PENDING, {"topics": set(), "auctions": set(), "bids": set()})
+    return session.info.setdefault(
+        _PENDING, {"topics": set(), "auctions": set(), "bids": set(), "stage": set()}
+    )
+
+
+AUCTION_STAGE = ("status", "current_round")  # a bid moves the chain columns only
+ROUND_STAGE = ("status", "revealed", "revealed_at")
+
+
+def _stage_moved(session: Session, obj: Any) -> bool:
+    """True when `obj` changes a stage the phones show (an auction's status or round, a
+    round's status or reveal steps), not only a bid count: such a change is sent at once
+    (`app.live.hub`: no waiting for the next refresh interval)."""
+    from sqlalchemy import inspect
+
+    if not isinstance(obj, Auction | AuctionRound):
+        return False
+    if obj in session.new:
+        return True
+    names = AUCTION_STAGE if isinstance(obj, Auction) else ROUND_STAGE
+    state = inspect(obj)
+    return any(state.attrs[name].history.has_changes() for name in names)
 
 
 def _event_changed(session: Session, event: Event) -> bool:
@@ -56,16 +79,21 @@ def _note(session: Session, _context: Any, _instances: Any) -> None:
             if obj.event_id is not None and obj.place is not None:
                 pending = pending or _pending(session)
                 pending["topics"].add((obj.event_id, "auction", obj.place))
+                if _stage_moved(session, obj):
+                    pending["stage"].add(True)
         elif isinstance(obj, AuctionRound | Bid):
             if obj.auction_id is not None:
                 pending = pending or _pending(session)
                 pending["auctions"].add(obj.auction_id)
+                if _stage_moved(session, obj):
+                    pending["stage"].add(True)
         elif isinstance(obj, BidWithdrawal):
             pending = pending or _pending(session)
             pending["bids"].add(obj.bid_id)
         elif isinstance(obj, Event) and obj in session.dirty and _event_changed(session, obj):
             pending = pending or _pending(session)
             pending["topics"].add((obj.id, "event", 0))
+            pending["stage"].add(True)
 
 
 def bump(session: Session, event_id: int) -> int:
@@ -110,6 +138,8 @@ def _write(session: Session) -> None:
     committed = []
     now = utcnow()
     postgres = session.get_bind().dialect.name == "postgresql"
+    stage = bool(pending["stage"])
+    flag = STAGE_FLAG if stage else ""
     for event_id in sorted({t[0] for t in topics}):
         version = bump(session, event_id)
         session.execute(
@@ -121,8 +151,8 @@ def _write(session: Session) -> None:
             ],
         )
         if postgres:
-            session.execute(select(func.pg_notify(CHANNEL, f"{event_id}:{version}")))
-        committed.append((event_id, version))
+            session.execute(select(func.pg_notify(CHANNEL, f"{event_id}:{version}{flag}")))
+        committed.append((event_id, version, stage))
     session.info[_COMMITTED] = committed
 
 
@@ -131,8 +161,8 @@ def _after_commit(session: Session) -> None:
     if committed:
         from app.live.hub import wake_local
 
-        for event_id, version in committed:
-            wake_local(event_id, version)
+        for event_id, version, stage in committed:
+            wake_local(event_id, version, stage)
 
 
 def _forget(session: Session, *_args: Any) -> None:

@@ -81,6 +81,7 @@ ROUTES: dict[str, Route] = {
     "/admin/events/{event_id}": Route("dashboard"),
     "/admin/events/{event_id}/iof": Route("IOF exchange page"),
     "/admin/events/{event_id}/review": Route("review of phone times", "page=1"),
+    "/admin/events/{event_id}/warnings": Route("every warning, paged", "page=1"),
     "/admin/events/{event_id}/live.json": Route("dashboard poll"),
     "/admin/events/{event_id}/ceremony": Route("ceremony page"),
     "/admin/events/{event_id}/ceremony.json": Route("ceremony poll", "since=0"),

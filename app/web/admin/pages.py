@@ -23,7 +23,7 @@ from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
 from app.core.principal import OrganiserDep
 from app.core.security import tokens_equal
-from app.core.types import ExternalIdRef, FormId, Note, PathId, to_utc
+from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
@@ -34,6 +34,7 @@ from app.feed import keys as key_service
 from app.feed import views as feed_views
 from app.feed.schemas import IntegrationKeyCreate
 from app.flows import ceremony as ceremony_flow
+from app.flows import dashboard as dashboard_flow
 from app.flows import device_trust, log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
@@ -129,10 +130,14 @@ def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
 def dashboard(
     event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: AdminPage
 ) -> Response:
-    """Dashboard: course window with countdown, participants, takes per minute, warnings."""
+    """Dashboard: course window with countdown, participants, takes per minute, warnings
+    (counters, and the first rows of each list: the warnings page has them all, paged),
+    the count of phone times to review, BASE_URL warnings. Its cost does not grow with
+    the event (issue 24)."""
     now = utcnow()
     phase, countdown_to = course_phase(event, now)
     numbers = dashboard_numbers(session, event, now)
+    warnings = dashboard_flow.dashboard_warnings(session, event)
     context = {
         "event": event,
         "section": "dashboard",
@@ -142,7 +147,8 @@ def dashboard(
         "closes": local(event.closes_at, event),
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
-        "warnings": numbers["warnings"],
+        "warnings": warnings,
+        "shown": dashboard_flow.DASHBOARD_ROWS,
         # one indexed count (flat in the number of participants); the list is its own page
         "review_open": device_trust.open_count(session, event.id),
         **printing.base_url_context(settings.base_url),
@@ -154,10 +160,30 @@ def dashboard(
 
 @router.get("/events/{event_id}/live.json")
 def dashboard_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict[str, Any]:
-    """The dashboard's live counters (polled by the page every few seconds)."""
+    """The dashboard's live counters (polled by the page every few seconds): one query."""
+    return dashboard_numbers(session, event, utcnow())
+
+
+@router.get("/events/{event_id}/warnings")
+def warnings_page(
+    event: EventDep, request: Request, session: SessionDep, _: AdminPage, page: PageNumber = 1
+) -> Response:
+    """Every warning of the event, paged (`?page=N`, 100 rows of each list a page): the
+    unsaved hands, the hand_full refusals, the unknown codes, the device clocks and the
+    future-dated takes."""
     numbers = dashboard_numbers(session, event, utcnow())
-    numbers.pop("warnings")
-    return numbers
+    per_page = dashboard_flow.WARNINGS_PAGE_ROWS
+    longest = max(numbers["unsaved_hands"], numbers["hand_full"], numbers["unknown_codes"], 1)
+    context = {
+        "event": event,
+        "section": "dashboard",
+        "n": numbers,
+        "warnings": dashboard_flow.warnings_page(session, event, page),
+        "page": page,
+        "pages": -(-longest // per_page),
+        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+    }
+    return render(request, "admin/warnings.html", context)
 
 
 # The deck and participants pages: app.web.admin.setup.
@@ -480,7 +506,8 @@ def projector(
         "event": event,
         "place": place,
         **shown,
-        "names": names_of(session, event),
+        # only whom the view names (not every participant: issue 24)
+        "names": live_snapshots.names_in_views(session, event.id, [shown["view"]]),
         "version": ceremony_version([shown["view"]]),
         "log_head": log_chain.shown_head(session, event),
         "live_version": live_snapshots.current_version(session, event.id),
