@@ -132,7 +132,9 @@ def load_demo_if_empty(settings: Settings, lang: str = "ru") -> str | None:
         with transaction(make_sessionmaker(engine)) as session:
             if repository.count_events(session):
                 return None
-            loaded = demo.load_demo(session, settings.base_url, lang=lang)
+            loaded = demo.load_demo(
+                session, settings.base_url, lang=lang, secret=settings.cookie_secret
+            )
             lines = demo.describe(loaded, settings.base_url)
     finally:
         engine.dispose()
@@ -176,7 +178,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     engine = make_engine(settings)
     try:
         with transaction(make_sessionmaker(engine)) as session:
-            loaded = demo.load_demo(session, base_url, lang=args.lang)
+            loaded = demo.load_demo(
+                session, base_url, lang=args.lang, secret=settings.cookie_secret
+            )
             print(demo.describe(loaded, base_url))
     finally:
         engine.dispose()

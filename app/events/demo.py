@@ -134,11 +134,17 @@ DEMO_PARTICIPANTS = {
 
 
 def load_demo(
-    session: Session, base_url: str, now: datetime | None = None, lang: str = "ru"
+    session: Session,
+    base_url: str,
+    now: datetime | None = None,
+    lang: str = "ru",
+    *,
+    secret: str | None = None,
 ) -> DemoEvent:
     """Create the demo event (course open from `OPENED_AGO` before `now` for `OPEN_FOR`),
     its deck of 54 CPs with coordinates and hints, and the demo participants, named and
-    described in `lang` (`ru` or `en`; ValueError otherwise). Flushes only."""
+    described in `lang` (`ru` or `en`; ValueError otherwise). With `secret` (SECRET_KEY)
+    the printed demo links are sealed, so printing the cards keeps them. Flushes only."""
     if lang not in DEMO_LANGUAGES:
         raise ValueError(f"the demo is written in {' or '.join(DEMO_LANGUAGES)}, not {lang!r}")
     now = now or utcnow()
@@ -171,6 +177,8 @@ def load_demo(
         service.json_locator("participants"),
         actor=DEMO_ACTOR,
     )
+    if secret is not None:
+        service.seal_tokens(session, created, secret)
     return DemoEvent(
         lang=lang,
         event=event,

@@ -371,6 +371,7 @@ def create_participant(
 ) -> ParticipantCreated:
     """A participant with a secret `access_token` (shown only now) and their save codes."""
     new = event_service.create_participant(session, event, event_service.participant_row(data))
+    event_service.seal_tokens(session, [new], settings.cookie_secret)  # a print keeps the link
     return event_service.participant_created(new, settings.base_url)
 
 
@@ -393,6 +394,7 @@ def import_participants(
         created = event_service.import_participants_iof(session, event, data)
     else:
         created = event_service.import_participants_csv(session, event, csv_text(data))
+    event_service.seal_tokens(session, created, settings.cookie_secret)  # prints keep links
     return ParticipantsCreated(
         participants=[event_service.participant_created(n, settings.base_url) for n in created]
     )
@@ -475,8 +477,7 @@ def print_participant_cards(
         targets = [event_service.get_participant(session, event, x) for x in participant]
     else:
         targets = list(repository.participants(session, event.id))
-    issued = [
-        event_service.card_token(session, event, p, settings.cookie_secret, reissue=reissue)
-        for p in targets
-    ]
-    return printing.participant_cards(request, event, issued, settings.base_url)
+    issued, renewed = event_service.card_tokens(
+        session, event, targets, settings.cookie_secret, reissue=reissue
+    )
+    return printing.participant_cards(request, event, issued, settings.base_url, renewed)

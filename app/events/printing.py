@@ -54,10 +54,15 @@ def checkpoint_sheet(
 
 
 def participant_cards(
-    request: Request, event: Event, issued: Sequence[NewParticipant], base_url: str
+    request: Request,
+    event: Event,
+    issued: Sequence[NewParticipant],
+    base_url: str,
+    renewed: Sequence[str] = (),
 ) -> HTMLResponse:
     """One card per participant: QR of the personal link `{BASE_URL}/p/{token}`, the link,
-    name, external id, category and the save codes."""
+    name, external id, category and the save codes. `renewed`: the external ids whose
+    link this print issued anew (the sheet warns that their earlier links stopped)."""
     cards = []
     for new in issued:
         url = personal_url(base_url, new.access_token)
@@ -70,7 +75,7 @@ def participant_cards(
             }
         )
     context = {"event": event, "cards": cards, "qr_cm": PARTICIPANT_QR_CM,
-               **base_url_context(base_url)}  # fmt: skip
+               "renewed": list(renewed), **base_url_context(base_url)}  # fmt: skip
     return _render(request, "print/participant_cards.html", context)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Integer, cast, delete, func, insert, select
+from sqlalchemy import Integer, cast, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.events.models import Checkpoint, Event, Participant, SaveCode
@@ -130,6 +130,16 @@ def insert_participants(session: Session, values: Sequence[dict]) -> list[Partic
     statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
     ids = session.scalars(statement, list(values)).all()
     return [Participant(id=id_, **row) for id_, row in zip(ids, values, strict=True)]
+
+
+def set_sealed_tokens(session: Session, sealed: dict[int, str]) -> None:
+    """Store `participant.access_token_sealed` by participant id (one bulk UPDATE by
+    primary key)."""
+    if sealed:
+        session.execute(
+            update(Participant),
+            [{"id": pid, "access_token_sealed": value} for pid, value in sealed.items()],
+        )
 
 
 def insert_save_codes(session: Session, values: Sequence[dict]) -> None:

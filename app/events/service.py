@@ -992,6 +992,16 @@ def reissue_token(
     return NewParticipant(participant, token, codes.get(participant.id, []))
 
 
+def seal_tokens(session: Session, created: Sequence[NewParticipant], secret: str) -> None:
+    """Keep each new participant's token sealed with `secret` (SECRET_KEY), so the first
+    print of their card shows the link already given out (by the API's answer, the add
+    form or the demo) instead of issuing a new one (`card_token`; issue 26 point 7)."""
+    sealed = {new.participant.id: seal_token(secret, new.access_token) for new in created}
+    repository.set_sealed_tokens(session, sealed)
+    for new in created:
+        new.participant.access_token_sealed = sealed[new.participant.id]
+
+
 def card_token(
     session: Session, event: Event, participant: Participant, secret: str, *, reissue: bool
 ) -> NewParticipant:
@@ -1004,6 +1014,27 @@ def card_token(
         return reissue_token(session, event, participant, seal_with=secret)
     codes = repository.save_codes_by_participant(session, event.id, participant.id)
     return NewParticipant(participant, token, codes.get(participant.id, []))
+
+
+def card_tokens(
+    session: Session,
+    event: Event,
+    participants: Sequence[Participant],
+    secret: str,
+    *,
+    reissue: bool,
+) -> tuple[list[NewParticipant], list[str]]:
+    """`card_token` of each participant (in order), and the external ids whose link this
+    print renewed (a first print of a token never sealed, or `reissue`): their links
+    given out earlier stop working, which the printed sheet says."""
+    before = {p.id: p.access_token_hash for p in participants}
+    issued = [card_token(session, event, p, secret, reissue=reissue) for p in participants]
+    renewed = [
+        n.participant.external_id
+        for n in issued
+        if hash_token(n.access_token) != before[n.participant.id]
+    ]
+    return issued, renewed
 
 
 def token_issued(new: NewParticipant, base_url: str) -> AccessTokenIssued:

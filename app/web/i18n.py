@@ -1105,8 +1105,8 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "print.cp_title": ("QR-коды КП", "checkpoint QR codes"),
     "print.cards_title": ("карточки участников", "participant cards"),
     "print.cards_warning": (
-        "Печать этих карточек выдала новые личные ссылки: выданные раньше больше не работают.",
-        "Printing these cards issued new personal links; links given out earlier no longer work.",
+        "Эта печать выдала новые личные ссылки (выданные раньше больше не работают) участникам:",
+        "This print issued new personal links (links given out earlier no longer work) to:",
     ),
     "print.save_codes": ("Коды сохранения", "Save codes"),
     "print.scan_to_sign_in": (

@@ -110,3 +110,32 @@ def test_a_reprint_keeps_the_links_unless_asked_to_reissue(client: TestClient, s
     assert len(set(again)) == 2 and not set(again) & set(first)
     assert TestClient(client.app).get(f"/p/{first[0]}").status_code == 404  # old link dead
     assert links() == again
+
+
+def _renewed_note(html: str) -> str | None:
+    match = re.search(r'<p class="warning">[^<]*участникам: ([^<]*)</p>', html)
+    return match.group(1) if match else None
+
+
+def test_a_link_given_at_creation_survives_the_first_print(client: TestClient, session: Session):
+    """The API's answer and the add form show a personal link once; printing the cards
+    later prints that same link, and the sheet warns only about links it renewed."""
+    event = make_event(session)
+    make_participant(session, event, "80")  # made without a sealed token: renewed at print
+    session.commit()
+    admin_login(client)
+    token = csrf_of(client.get(f"/admin/events/{event.id}/checkpoints").text)
+    created = client.post(
+        f"/api/v1/events/{event.id}/participants",
+        json={"name": "Ирина", "external_id": "81"},
+        headers={"X-CSRF-Token": token},
+    )
+    assert created.status_code == 201, created.text
+    given = created.json()["access_token"]
+    url = f"/admin/events/{event.id}/participant-cards"
+    first = client.post(url, data={"csrf_token": token}).text
+    assert f"/p/{given}" in first  # the link given at creation, not a new one
+    assert _renewed_note(first) == "80"  # only 80's link is new
+    again = client.post(url, data={"csrf_token": token}).text
+    assert _renewed_note(again) is None and f"/p/{given}" in again
+    assert TestClient(client.app).get(f"/p/{given}", follow_redirects=False).status_code == 303

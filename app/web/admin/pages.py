@@ -215,11 +215,10 @@ def participant_cards(
     else:
         targets = list(events_repo.participants(session, event.id))
     again = reissue == "1"
-    issued = [
-        events_service.card_token(session, event, p, settings.cookie_secret, reissue=again)
-        for p in targets
-    ]
-    return printing.participant_cards(request, event, issued, settings.base_url)
+    issued, renewed = events_service.card_tokens(
+        session, event, targets, settings.cookie_secret, reissue=again
+    )
+    return printing.participant_cards(request, event, issued, settings.base_url, renewed)
 
 
 @router.get("/events/{event_id}/participants/{external_id}")

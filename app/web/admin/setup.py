@@ -450,6 +450,7 @@ def add_participant(
         new = events_service.create_participant(
             session, event, events_service.participant_row(data)
         )
+        events_service.seal_tokens(session, [new], settings.cookie_secret)  # a later print keeps it
     link = personal_url(settings.base_url, new.access_token)
     response = done(url, "participant_added")
     return show_link_once(request, response, new.participant.external_id, link)
