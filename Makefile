@@ -5,7 +5,10 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install install-dev migrate lint bench clean
+NPM    ?= npm
+NODE   ?= node
+
+.PHONY: run test install install-dev install-js lint-js test-js migrate lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +26,23 @@ migrate: install
 run: migrate
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/rogaine-poker serve
 
-test: install-dev
+test: install-dev lint-js test-js
 	$(BIN)/ruff check app tests benchmarks deploy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The front end's dev tools (eslint), pinned in package-lock.json, into ./node_modules;
+# installed again only when the lock file changes.
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --ignore-scripts --no-audit --no-fund
+
+install-js: node_modules/.package-lock.json
+
+lint-js: install-js
+	$(NODE) node_modules/eslint/bin/eslint.js --max-warnings 0
+
+test-js:
+	$(NODE) --test tests/js/*.test.js
 
 lint: install-dev
 	$(BIN)/ruff check app tests benchmarks deploy
@@ -36,4 +52,4 @@ bench: install-dev
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info node_modules

@@ -23,7 +23,7 @@
   var HAND_SIZE = 5;
   var MAX_DISCARD_STEPS = 2; // the first starts round 2, the second round 3 (§1.2 rule 4)
 
-  var URL_CODE = /\/t\/([^\/?#\s]+)\/?(?:[?#].*)?$/i;
+  var URL_CODE = /\/t\/([^/?#\s]+)\/?(?:[?#].*)?$/i;
   var SEPARATORS = /[\s\-_]+/g;
 
   /* app.events.codes.normalize_code: the whole QR URL or the bare code; case, spaces,

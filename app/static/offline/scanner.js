@@ -20,7 +20,7 @@
   // page's script tag; the plain name as a fallback.
   var tag = document.currentScript;
   var JSQR = (tag && tag.getAttribute("data-jsqr")) || "/static/vendor/jsqr/jsQR.js";
-  var CP_URL = /\/t\/([^\/?#\s]+)\/?(?:[?#].*)?$/i;
+  var CP_URL = /\/t\/([^/?#\s]+)\/?(?:[?#].*)?$/i;
   var EVERY_MS = 150; // one decode per 150 ms: enough for a hand-held phone, light on CPU
   var S = null, open = null;
 
