@@ -84,11 +84,13 @@ def _validation_errors(exc: RequestValidationError | ValidationError) -> list[di
     return errors
 
 
-def not_found_page(request: Request) -> Response | None:
-    """The HTML 404 page registered as `app.state.not_found_page` by the pages (it returns
-    None for a path that is not a page), or None."""
+def not_found_page(request: Request, status: int = 404) -> Response | None:
+    """The pages' answer registered as `app.state.not_found_page` (None for a path that
+    is not a page), or None: the HTML 404 page; for `status` 405 (a GET of a form's
+    address, e.g. a bookmarked answer to a POST) a redirect to the page it belongs to;
+    for 422 (a bad query of a page, `?page=abc`) the page without the query."""
     page = getattr(request.app.state, "not_found_page", None)
-    return page(request) if page is not None else None
+    return page(request, status) if page is not None else None
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -105,7 +107,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 404 and (page := not_found_page(request)) is not None:
+        if (
+            exc.status_code in (404, 405)
+            and (page := not_found_page(request, exc.status_code)) is not None
+        ):
             return page
         code = _STATUS_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
@@ -119,6 +124,9 @@ def install_error_handlers(app: FastAPI) -> None:
         # /admin/events/new: a word where a page's number goes is no such page
         no_id = any(e["loc"][:1] == ["path"] and e["type"] == "int_parsing" for e in errors)
         if no_id and (page := not_found_page(request)) is not None:
+            return page
+        in_query = bool(errors) and all(e["loc"][:1] == ["query"] for e in errors)
+        if in_query and (page := not_found_page(request, 422)) is not None:
             return page
         if any(error["type"] == "json_invalid" for error in errors):
             detail = "The request body is not valid JSON."

@@ -32,8 +32,8 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request, Response
-from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
+from starlette.routing import Match
 
 from app.core.deps import SessionDep
 from app.core.errors import AppError, InputProblem
@@ -227,12 +227,37 @@ def is_page(request: Request) -> bool:
     return path in ("/admin", "/me") or path.startswith(("/admin/", "/me/", "/t/"))
 
 
-def not_found_page(request: Request) -> HTMLResponse | None:
-    """The 404 page of a mistyped page address; None for any other path (the API keeps
-    its problem). Registered as `app.state.not_found_page` (`app.core.errors`)."""
+def not_found_page(request: Request, status: int = 404) -> Response | None:
+    """The pages' answer to an error of a page address; None for any other path (the API
+    keeps its problem). Registered as `app.state.not_found_page` (`app.core.problems`).
+
+    404: the 404 page. 405 to a GET (a form's address opened from the address bar, a
+    bookmark or a restored tab after the form's answer): 303 to the nearest page above
+    it (`/admin/events/1/iof/course-data` → `/admin/events/1/iof`). 422 (a bad query,
+    `?page=abc`): 303 to the page without its query."""
     if not is_page(request):
         return None
+    if status == 405 and request.method == "GET":
+        return see_other(_page_above(request))
+    if status == 422 and request.method == "GET":
+        return see_other(request.url.path)
+    if status != 404:
+        return None
     return render(request, "not_found.html", status=404)
+
+
+def _page_above(request: Request) -> str:
+    """The nearest path above the request's that a GET route of the app answers."""
+    parts = request.url.path.rstrip("/").split("/")
+    while len(parts) > 2:
+        parts.pop()
+        path = "/".join(parts)
+        scope = {"type": "http", "path": path, "method": "GET"}
+        for route in request.app.router.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL:
+                return path
+    return "/me" if request.url.path.startswith("/me") else "/admin"
 
 
 def install_page_error_handlers(app: FastAPI) -> None:

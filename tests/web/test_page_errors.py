@@ -67,3 +67,25 @@ def test_one_page_layer_no_pasted_checks():
         assert ".rollback(" not in text, path
         assert "csrf_valid(" not in text, path
         assert "is_organiser(" not in text, path
+
+
+def test_a_form_address_opened_with_get_leads_to_its_page(client: TestClient, session: Session):
+    """A bookmarked or restored answer to a form (its address is the form's POST route)
+    is a redirect to the page it belongs to, not a JSON 405; a bad page query is the
+    page without it. The API keeps its 405 problem."""
+    event = make_event(session)
+    session.commit()
+    admin_login(client)
+    base = f"/admin/events/{event.id}"
+    for path, page in [
+        (f"{base}/iof/course-data", f"{base}/iof"),
+        (f"{base}/course/close", f"{base}/course"),
+        (f"{base}/checkpoints/shuffle", f"{base}/checkpoints"),
+        ("/me/code/confirm", "/me"),
+        (f"{base}/review?page=abc", f"{base}/review"),
+    ]:
+        answer = client.get(path, follow_redirects=False)
+        assert (answer.status_code, answer.headers.get("location")) == (303, page), path
+    api = client.get(f"/api/v1/events/{event.id}/auctions/3/close")
+    assert api.status_code == 405
+    assert api.headers["content-type"] == "application/problem+json"
