@@ -37,6 +37,7 @@ TYPED_GROUP = 3
 TYPED_LOOKALIKES = {"O": "0", "D": "0", "Q": "0", "I": "1", "L": "1", "Z": "2", "S": "5",
                     "G": "6", "B": "8", "V": "U"}  # fmt: skip
 TYPED_INFO = b"rogaine-typed/v1|"
+_CP_CODE_SHAPE = re.compile(r"[A-Z2-7]{24}")
 
 
 def typed_lookalikes(code: str) -> str:
@@ -53,6 +54,13 @@ def typed_lookalikes(code: str) -> str:
 def is_typed_form(code: str) -> bool:
     """Whether a normalised code has the shape of a typed form."""
     return len(code) == TYPED_LENGTH and all(c in TYPED_ALPHABET for c in code)
+
+
+def looks_like_cp_code(code: str) -> bool:
+    """Whether a normalised code has the shape of a generated CP code: its typed form
+    (`is_typed_form`) or the 24 base32 characters of `new_cp_code`. The shape only: it
+    says nothing about whether such a CP exists (a typed guess learns nothing)."""
+    return is_typed_form(code) or bool(_CP_CODE_SHAPE.fullmatch(code))
 
 
 def typed_form(code: str) -> str:

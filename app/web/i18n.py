@@ -394,6 +394,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "save codes. Record it anyway? A CP code counts as a take; an unknown code does not "
         "count and counts towards the wrong-code limit. A recorded code cannot be undone.",
     ),
+    "confirm.cp_shaped": (
+        "Код {code} набран как код КП. Записать взятие? Если в коде ошибка, он не будет "
+        "засчитан и учтётся в лимите неверных кодов. Записанный код нельзя отменить.",
+        "The code {code} is typed as a CP code. Record the take? If the code has a mistake "
+        "it does not count and counts towards the wrong-code limit. A recorded code cannot "
+        "be undone.",
+    ),
     "confirm.discard_code": (
         "Код {code} — код сброса этой карты из вашей руки.",
         "The code {code} is the discard code of this card in your hand.",

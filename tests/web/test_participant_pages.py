@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.events.codes import grouped, typed_form
 from app.feed.models import Take
 from app.web.templating import display_card
 from tests.factories import DECK, discard_code, event_cp_code, make_event, make_participant
@@ -292,6 +293,19 @@ def test_the_confirmation_says_plainly_that_a_code_is_not_one_of_yours(
         assert "Сохранить руку" not in page.text and "Сбросить карту" not in page.text
     page = client.post("/me/code", data={"code": "xxx-xxx", "csrf_token": token})
     assert "Код XXXXXX — не код" in page.text  # the normalised code
+    # A code with a generated CP code's shape (typed form, 18 characters; or 24 of
+    # base32) is offered as a take by its shape alone: an existing CP's typed code and
+    # a made-up one of the same shape read the same.
+    typed = typed_form(event_cp_code(event, "KD"))
+    shaped = {
+        "KD typed": grouped(typed).lower().replace(" ", "-"),
+        "made up": "ACE-FHJ-KMN-PRT-UWX-Y00",
+        "24 base32": "ABCDEFGHIJKLMNOPQRSTUVWX",
+    }
+    for name, code in shaped.items():
+        page = client.post("/me/code", data={"code": code, "csrf_token": token})
+        assert "набран как код КП. Записать взятие?" in page.text, name
+        assert "не код сброса" not in page.text, name
     assert takes_of(session, anna.id) == 1  # previews record nothing
 
 

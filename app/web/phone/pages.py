@@ -42,6 +42,7 @@ from app.core.errors import AppError
 from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
 from app.events import service as event_service
+from app.events.codes import looks_like_cp_code
 from app.events.deps import participant_of
 from app.events.models import Event, Participant
 from app.feed import deck as feed_deck
@@ -385,6 +386,7 @@ def confirmation(
         "code": code,
         "normalised": preview.normalised or code,
         "kind": preview.kind,
+        "cp_shaped": looks_like_cp_code(preview.normalised or code),
         "target_card": preview.card,
         "source_id": SOURCE_PREFIX + uuid.uuid4().hex,
     }
