@@ -908,10 +908,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "error.nothing_to_reveal": ("Вскрывать больше нечего.", "Nothing is left to reveal."),
     "error.undo_after_reveal": (
-        "Ставки этого раунда уже вскрываются: закрытие нельзя отменить. Ошибку можно "
-        "исправить (исправление с причиной, API).",
-        "The bids of this round are being revealed: the close cannot be undone. A mistake "
-        "can be corrected (a correction with a reason, API).",
+        "Ставки этого раунда уже вскрыты (полностью или частично): закрытие нельзя "
+        "отменить. Ставку, записанную не тому участнику, снимает исправление с причиной "
+        "(API: POST …/auctions/P/rounds/N/correct).",
+        "The bids of this round have been revealed (in part or in full): the close cannot "
+        "be undone. A bid recorded for the wrong participant is removed by a correction "
+        "with a reason (API: POST …/auctions/P/rounds/N/correct).",
     ),
     "error.round_not_found": ("Такого раунда нет.", "No such round."),
     "error.correction_not_possible": (

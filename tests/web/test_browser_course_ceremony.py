@@ -227,7 +227,7 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone, brow
 
     # After a reveal no path undoes the close: the stale form is refused, with the reason.
     stale.get_by_role("button", name="Отменить последнее закрытие…").click()
-    assert "Ставки этого раунда уже вскрываются" in stale.inner_text("main")
+    assert "Ставки этого раунда уже вскрыты" in stale.inner_text("main")
     assert stale.get_by_role("button", name="Отменить последнее закрытие…").count() == 0
     no_js.close()
     refused = api.post(f"/api/v1/events/{event_id}/auctions/3/undo")
