@@ -907,6 +907,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The tie-break round starts once the previous round's bids are revealed.",
     ),
     "error.nothing_to_reveal": ("Вскрывать больше нечего.", "Nothing is left to reveal."),
+    "error.csrf_failed": (
+        "Форма устарела или пришла с другого сайта. Откройте страницу заново и повторите.",
+        "The form is out of date or came from another site. Open the page again and retry.",
+    ),
     "error.undo_after_reveal": (
         "Ставки этого раунда уже вскрыты (полностью или частично): закрытие нельзя "
         "отменить. Ставку, записанную не тому участнику, снимает исправление с причиной "
