@@ -743,12 +743,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "arrived after the close, dated before it",
     ),
     "review.reason.offset_jump": (
-        "часы телефона скачком сдвинулись: {offset} с против {previous} с раньше",
-        "the phone's clock jumped: {offset} s against {previous} s before",
+        "часы телефона скачком сдвинулись: {offset} против {previous} раньше",
+        "the phone's clock jumped: {offset} against {previous} before",
     ),
     "review.reason.large_correction": (
-        "часы телефона сильно расходятся с сервером: {offset} с",
-        "the phone's clock is far off the server's: {offset} s",
+        "часы телефона сильно расходятся с сервером: {offset}",
+        "the phone's clock is far off the server's: {offset}",
     ),
     "review.accept": ("Принять", "Accept"),
     "review.void": ("Аннулировать", "Void"),

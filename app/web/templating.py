@@ -12,10 +12,12 @@ also get `page_context(request)`: `lang` (page language), `theme` (`auto`, `dark
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from babel.dates import format_timedelta
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
@@ -81,7 +83,20 @@ def page_context(request: Request) -> dict[str, Any]:
         "csrf_token": csrf_token(request),
         "card": partial(display_card, lang=lang),
         "card_colour": card_colour,
+        "clock_offset": partial(clock_offset, lang=lang),
     }
+
+
+def clock_offset(seconds: float | None, lang: str) -> str:
+    """A clock offset (seconds, + ahead of the server) in the page language, rounded to
+    its largest unit by CLDR (Babel): `+3 ч`, `−7 min`, `0 с`; empty for None."""
+    if seconds is None:
+        return ""
+    sign = "+" if seconds > 0 else "−" if seconds < 0 else ""
+    text = format_timedelta(
+        timedelta(seconds=abs(seconds)), locale=lang, format="short", threshold=1.0
+    )
+    return sign + text
 
 
 def hand_text(cards: list[str], ranking: str, lang: str) -> str:

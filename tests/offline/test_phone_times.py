@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.feed.models import DeviceContact, Take, TakeReview
+from app.web.templating import clock_offset
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
 from tests.web.test_participant_pages import signed_in
@@ -300,3 +301,29 @@ def test_the_organiser_accepts_or_voids_each_listed_take(client: TestClient, ses
     assert re.search(r'id="review-link"[^>]*data-open="0"',
                      organiser.get(f"/admin/events/{event.id}").text)  # fmt: skip
     assert organiser.get(f"{url}?page=0").status_code in (303, 422)
+
+
+def test_the_review_page_says_a_clock_offset_in_hours_and_minutes(
+    client: TestClient, session: Session
+):
+    """A phone 3 h slow (its batch says so) is listed as a large correction, in the page
+    language's units: "−3 ч", not "−10800 с"."""
+    event, codes, _ = closed_event(session, client)
+    fetch_bundle(client, timedelta(0))
+    sync(client, [(codes["QH"][0], event.closes_at - timedelta(hours=4))], timedelta(hours=-3))
+    organiser = TestClient(client.app)
+    admin_login(organiser)
+    page = organiser.get(f"/admin/events/{event.id}/review").text
+    assert "часы телефона сильно расходятся с сервером: +3 ч" in page
+    assert "10800" not in page
+
+
+def test_clock_offsets_in_the_page_language():
+    assert [clock_offset(s, "ru") for s in (10800, -432, 45, 0)] == [
+        "+3 ч",
+        "−7 мин",
+        "+45 с",
+        "0 с",
+    ]
+    assert clock_offset(-7200, "en") == "−2 hr"
+    assert clock_offset(None, "en") == ""
