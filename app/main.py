@@ -12,6 +12,7 @@ from app.auctions.endpoints import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.guard import SignInGuardMiddleware
+from app.core.head import HeadAsGetMiddleware
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
@@ -108,6 +109,7 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(SecurityHeadersMiddleware, https=settings.base_url.startswith("https://"))
     remove_compress_type("text/event-stream")  # the library's list; idempotent
     app.add_middleware(CompressMiddleware, minimum_size=500)
+    app.add_middleware(HeadAsGetMiddleware)  # outermost: the GET's headers, no body
 
 
 def _include_routers(app: FastAPI) -> None:

@@ -292,3 +292,17 @@ def test_bodies_within_the_limit_and_other_types_reach_the_app(small_limit_app, 
         [b"[" * 3001],
     )
     assert (status, read, json.loads(body)["max_bytes"]) == (413, 0, 3000)
+
+
+def test_head_is_answered_as_get_without_a_body(client):
+    """`curl -I` and uptime monitors: HEAD gets the GET's status and headers (compression
+    included), no body; the live stream answers at once instead of staying open."""
+    for path in ("/healthz", "/admin/login", "/static/app.css"):
+        get = client.get(path, headers={"Accept-Encoding": "gzip"})
+        head = client.head(path, headers={"Accept-Encoding": "gzip"})
+        assert (head.status_code, head.content) == (get.status_code, b""), path
+        assert head.headers.get("content-type") == get.headers.get("content-type"), path
+        assert head.headers.get("content-encoding") == get.headers.get("content-encoding")
+    stream = client.head("/api/v1/events/1/live")
+    assert (stream.status_code, stream.content) == (200, b"")
+    assert stream.headers["content-type"] == "text/event-stream"
