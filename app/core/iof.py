@@ -655,7 +655,9 @@ class NotACp:
     """A control of the file that is no CP: its `Id`, XML line, `reason` ("start",
     "finish", "crossing_point", "end_of_marked_route", "not_a_number", "duplicate";
     the service adds "not_in_deck") and what said so (`by`: "type" of the control,
-    "course" (a `CourseControl type`), "id" (MeOS's S/F names), "number")."""
+    "course" (a `CourseControl type`), "id" (MeOS's S/F names: a start or finish only),
+    "number" (a number twice or not in the deck), "unmarked" (not_a_number: neither a
+    type nor a course marks it, and its id is no number nor MeOS's S…/F…))."""
 
     identifier: str
     line: int
@@ -712,7 +714,7 @@ def _classify(identifier: str, control_type: str, roles: dict[str, str]) -> NotA
         return NotACp(identifier, 0, "start", "id")
     if _FINISH_ID.match(identifier):
         return NotACp(identifier, 0, "finish", "id")
-    return NotACp(identifier, 0, "not_a_number", "id")
+    return NotACp(identifier, 0, "not_a_number", "unmarked")
 
 
 def _read_control(

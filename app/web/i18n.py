@@ -1246,6 +1246,10 @@ IOF_MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "iof.by.id": ("по имени, как пишет MeOS (S…, F…)", "by its id, as MeOS names them (S…, F…)"),
     "iof.by.number": ("по номеру", "by its number"),
+    "iof.by.unmarked": (
+        "ни тип, ни дистанция не говорят, что это, и это не S…/F… как у MeOS",
+        "neither its type nor a course says what it is, and it is not MeOS's S…/F…",
+    ),
     "iof.placed_list": ("Размещённые КП", "The CPs placed"),
     "iof.course_data_upload": ("Координаты КП из CourseData", "CP positions from a CourseData"),
     "iof.course_data_file": (

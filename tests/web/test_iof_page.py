@@ -191,3 +191,58 @@ def test_the_add_form_keeps_name_parts_club_and_card(desk: TestClient, session: 
         "Hans Peter von Bülow", "person", "Hans Peter", "von Bülow", "OK Linné"
     )  # fmt: skip
     assert hans.control_card == "8123456"
+
+
+def test_the_report_says_how_each_control_was_known(desk: TestClient, session: Session):
+    """Every `by` of the report in both languages, each true to what decided it: "STA1"
+    (untyped, in no course) is no number and not MeOS's S…/F…, so its text must not
+    claim MeOS's naming; "S" is a start by that naming; "Finish" typed; a course's
+    start; a number twice; a number not in the deck."""
+    event = make_event(session)
+    session.commit()
+    xml = b"""<?xml version="1.0" encoding="UTF-8"?>
+<CourseData xmlns="http://www.orienteering.org/datastandard/3.0" iofVersion="3.0">
+  <Event><Name>x</Name></Event>
+  <RaceCourseData>
+    <Control><Id>STA1</Id></Control>
+    <Control><Id>S</Id></Control>
+    <Control type="Finish"><Id>FIN</Id></Control>
+    <Control><Id>3</Id><Position lng="37.3" lat="55.3"/></Control>
+    <Control><Id>3</Id><Position lng="37.4" lat="55.4"/></Control>
+    <Control><Id>99</Id><Position lng="37.9" lat="55.9"/></Control>
+    <Control><Id>K</Id></Control>
+    <Course><Name>c</Name>
+      <CourseControl type="Start"><Control>K</Control></CourseControl>
+      <CourseControl><Control>3</Control></CourseControl>
+    </Course>
+  </RaceCourseData>
+</CourseData>"""
+    url = f"/admin/events/{event.id}/iof"
+    expected = {
+        "ru": [
+            ("STA1", "5", "номер не число · ни тип, ни дистанция не говорят, что это, "
+             "и это не S…/F… как у MeOS"),
+            ("S", "6", "старт · по имени, как пишет MeOS (S…, F…)"),
+            ("FIN", "7", "финиш · так помечен сам пункт (type)"),
+            ("3", "9", "номер уже был выше · по номеру"),
+            ("99", "10", "такого КП нет в колоде · по номеру"),
+            ("K", "11", "старт · так он стоит в дистанции (CourseControl)"),
+        ],
+        "en": [
+            ("STA1", "5", "its id is not a number · neither its type nor a course says "
+             "what it is, and it is not MeOS's S…/F…"),
+            ("S", "6", "start · by its id, as MeOS names them (S…, F…)"),
+            ("FIN", "7", "finish · the control's type says so"),
+            ("3", "9", "the number came earlier in the file · by its number"),
+            ("99", "10", "no such CP in the deck · by its number"),
+            ("K", "11", "start · a course says so (CourseControl)"),
+        ],
+    }  # fmt: skip
+    for lang in ("ru", "en"):
+        desk.get(f"/lang/{lang}")
+        files = {"file": ("c.xml", xml, "application/xml")}
+        page = post(desk, f"{url}/course-data", url, files=files)
+        rows = re.findall(
+            r"<tr><td class=\"mono\">([^<]+)</td><td>(\d+)</td><td>([^<]+)</td>", page.text
+        )
+        assert [(i, n, html.unescape(w)) for i, n, w in rows] == expected[lang]
