@@ -1037,12 +1037,12 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.participants_csv_help": (
         "Столбцы name, external_id, category, а также kind (person/team), given_name, "
         "family_name, club, control_card; первая строка — заголовок. При любой ошибке "
-        "никто не добавляется, ошибки показаны по строкам. IOF XML EntryList — в UTF-8 "
-        "или UTF-16 с BOM.",
+        "никто не добавляется, ошибки показаны по строкам (CSV) или записям (XML). "
+        "IOF XML EntryList — в UTF-8 или UTF-16 с BOM.",
         "Columns name, external_id, category, and kind (person/team), given_name, "
         "family_name, club, control_card; the first row is the header. On any error "
-        "nobody is added; the errors are listed by row. An IOF XML EntryList: UTF-8, or "
-        "UTF-16 with a BOM.",
+        "nobody is added; the errors are listed by row (CSV) or entry (XML). An IOF XML "
+        "EntryList: UTF-8, or UTF-16 with a BOM.",
     ),
     "setup.actions": ("Действия", "Actions"),
     "setup.print_card": ("Карточка", "Card"),
@@ -1056,6 +1056,18 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.errors": ("Ошибки", "Errors"),
     "setup.row": ("Строка", "Row"),
     "setup.row_n": ("строка {row}", "row {row}"),
+    "setup.entry": ("Запись", "Entry"),
+    "setup.entry_n": ("запись {row}", "entry {row}"),
+    "setup.entry_n_line": (
+        "запись {row} (строка файла {line})",
+        "entry {row} (line {line} of the file)",
+    ),
+    "setup.control": ("Пункт", "Control"),
+    "setup.control_n": ("пункт {row}", "control {row}"),
+    "setup.control_n_line": (
+        "пункт {row} (строка файла {line})",
+        "control {row} (line {line} of the file)",
+    ),
     "setup.field": ("Поле", "Field"),
     "setup.problem": ("Что не так", "Problem"),
     "setup.more_errors": ("…и ещё ошибок: {count}", "…and {count} more error(s)"),
