@@ -244,14 +244,19 @@ def _event(
     opens_at: datetime | None = None,
     closes_at: datetime | None = None,
 ) -> None:
+    """The `Event` element: id, name and, when given, `StartTime`/`EndTime` as a date and
+    a time of day in the moment's own offset (aware datetimes in the event's time zone:
+    `Date` "2026-06-01", `Time` "10:00:00+03:00"; IOF's xsd:time takes the offset, a
+    zone's name alone would drop it)."""
     event = _sub(parent, "Event")
     _sub(event, "Id", event_id, type=ID_TYPE)
     _sub(event, "Name", name)
     for tag, moment in (("StartTime", opens_at), ("EndTime", closes_at)):
-        if moment is not None:
+        if moment is not None:  # the local date; the time with its offset ("10:00:00+03:00")
+            date, _, time = moment.isoformat(timespec="seconds").partition("T")
             when = _sub(event, tag)
-            _sub(when, "Date", moment.date().isoformat())
-            _sub(when, "Time", moment.timetz().isoformat(timespec="seconds"))
+            _sub(when, "Date", date)
+            _sub(when, "Time", time)
 
 
 def _serialise(root: etree._Element) -> bytes:
@@ -655,7 +660,9 @@ class NotACp:
     """A control of the file that is no CP: its `Id`, XML line, `reason` ("start",
     "finish", "crossing_point", "end_of_marked_route", "not_a_number", "duplicate";
     the service adds "not_in_deck") and what said so (`by`: "type" of the control,
-    "course" (a `CourseControl type`), "id" (MeOS's S/F names), "number")."""
+    "course" (a `CourseControl type`), "id" (MeOS's S/F names: a start or finish only),
+    "number" (a number twice or not in the deck), "unmarked" (not_a_number: neither a
+    type nor a course marks it, and its id is no number nor MeOS's S…/F…))."""
 
     identifier: str
     line: int
@@ -712,7 +719,7 @@ def _classify(identifier: str, control_type: str, roles: dict[str, str]) -> NotA
         return NotACp(identifier, 0, "start", "id")
     if _FINISH_ID.match(identifier):
         return NotACp(identifier, 0, "finish", "id")
-    return NotACp(identifier, 0, "not_a_number", "id")
+    return NotACp(identifier, 0, "not_a_number", "unmarked")
 
 
 def _read_control(

@@ -117,18 +117,20 @@ class DemoEvent:
     participants: list[DemoParticipant]
 
 
+# (name, external id, category, kind): two persons and two teams (IOF: PersonEntry,
+# TeamEntry).
 DEMO_PARTICIPANTS = {
     "ru": (
-        ("Анна Петрова", "101", "Ж"),
-        ("Борис Иванов", "102", "М"),
-        ("Команда «Лось»", "103", "МЖ"),
-        ("Команда «Лиса»", "104", "МЖ"),
+        ("Анна Петрова", "101", "Ж", "person"),
+        ("Борис Иванов", "102", "М", "person"),
+        ("Команда «Лось»", "103", "МЖ", "team"),
+        ("Команда «Лиса»", "104", "МЖ", "team"),
     ),
     "en": (
-        ("Anna Petrova", "101", "W"),
-        ("Boris Ivanov", "102", "M"),
-        ("Team Elk", "103", "MW"),
-        ("Team Fox", "104", "MW"),
+        ("Anna Petrova", "101", "W", "person"),
+        ("Boris Ivanov", "102", "M", "person"),
+        ("Team Elk", "103", "MW", "team"),
+        ("Team Fox", "104", "MW", "team"),
     ),
 }
 
@@ -171,8 +173,8 @@ def load_demo(
         session,
         event,
         [
-            ParticipantRow(name, external_id, category)
-            for name, external_id, category in DEMO_PARTICIPANTS[lang]
+            ParticipantRow(name, external_id, category, kind)
+            for name, external_id, category, kind in DEMO_PARTICIPANTS[lang]
         ],
         service.json_locator("participants"),
         actor=DEMO_ACTOR,

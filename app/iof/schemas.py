@@ -38,12 +38,13 @@ class NotACpRead(BaseModel):
     """A control of the file that is not a CP of the deck, and why: `reason`, and `by`
     what the file said so ("type" of the control, "course" = a `CourseControl type`,
     "id" = a start/finish id as MeOS names them, "number" = a number not in the deck
-    or given twice)."""
+    or given twice, "unmarked" = for `not_a_number` only: neither a type nor a course
+    marks the control, and its id is neither a number nor MeOS's S…/F…)."""
 
     id: str
     line: int
     reason: NotCpReason
-    by: Literal["type", "course", "id", "number"]
+    by: Literal["type", "course", "id", "number", "unmarked"]
 
 
 class CourseDataReport(BaseModel):

@@ -51,12 +51,18 @@ def competitor(participant: Participant) -> Competitor:
     )
 
 
-def _opens_local(event: Event) -> datetime:
-    """The course's opening in the event's time zone (a file's local times)."""
+def _local(event: Event, moment: datetime) -> datetime:
+    """`moment` (aware, UTC) in the event's time zone, with its offset there (a file's
+    local times); as given when the zone is unknown."""
     try:
-        return event.opens_at.astimezone(ZoneInfo(event.timezone))
+        return moment.astimezone(ZoneInfo(event.timezone))
     except (ValueError, KeyError):
-        return event.opens_at
+        return moment
+
+
+def _opens_local(event: Event) -> datetime:
+    """The course's opening in the event's time zone."""
+    return _local(event, event.opens_at)
 
 
 def entry_list_xml(session: Session, event: Event) -> bytes:
@@ -106,7 +112,7 @@ def result_list_xml(session: Session, event: Event) -> bytes:
         event.id,
         event.name,
         _opens_local(event),
-        event.closes_at,
+        _local(event, event.closes_at),
         _standings(session, event, places),
         utcnow(),
         complete,

@@ -330,6 +330,8 @@ def page_messages(request: Request) -> dict[str, Any]:
     return {
         "field_label": partial(field_label, lang),
         "error_text": partial(error_text, lang),
+        "row_heading": partial(row_heading, lang),
+        "row_label": partial(row_label, lang),
         **outcome(request),
         "row_errors": flashed.get("errors", []),
         "more_errors": flashed.get("more", 0),
@@ -341,6 +343,32 @@ def field_label(lang: str, field: str) -> str:
     """A form field or CSV column in the page language (`field.<name>`), else as named."""
     text = translate(lang, f"field.{field}")
     return field if text == f"field.{field}" else text
+
+
+# What an error's `row` counts, by its `element`: the entries of an IOF EntryList, the
+# controls of a CourseData; without an element, the rows of a CSV file.
+_ROW_KINDS = {"PersonEntry": "entry", "TeamEntry": "entry", "Control": "control"}
+
+
+def _row_kind(error: Mapping[str, Any]) -> str:
+    return _ROW_KINDS.get(str(error.get("element")), "row")
+
+
+def row_heading(lang: str, errors: list[Mapping[str, Any]]) -> str:
+    """The heading of the errors' first column: "Строка"/"Row" for a CSV,
+    "Запись"/"Entry" for an IOF EntryList, "Пункт"/"Control" for a CourseData (one file
+    gives them all, so its first error decides)."""
+    return translate(lang, f"setup.{_row_kind(errors[0]) if errors else 'row'}")
+
+
+def row_label(lang: str, error: Mapping[str, Any]) -> str:
+    """Where an error is: "строка 3" of a CSV (`row`); "запись 2 (строка файла 28)" of
+    an IOF EntryList (`row` counts the entries, `line` is the XML line), "пункт 2 (…)"
+    of a CourseData's controls."""
+    kind = _row_kind(error)
+    if kind == "row" or not error.get("line"):
+        return translate(lang, f"setup.{kind}_n", row=error.get("row"))
+    return translate(lang, f"setup.{kind}_n_line", row=error.get("row"), line=error["line"])
 
 
 def forget_messages(request: Request, response: Response) -> Response:

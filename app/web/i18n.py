@@ -1050,12 +1050,12 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.participants_csv_help": (
         "Столбцы name, external_id, category, а также kind (person/team), given_name, "
         "family_name, club, control_card; первая строка — заголовок. При любой ошибке "
-        "никто не добавляется, ошибки показаны по строкам. IOF XML EntryList — в UTF-8 "
-        "или UTF-16 с BOM.",
+        "никто не добавляется, ошибки показаны по строкам (CSV) или записям (XML). "
+        "IOF XML EntryList — в UTF-8 или UTF-16 с BOM.",
         "Columns name, external_id, category, and kind (person/team), given_name, "
         "family_name, club, control_card; the first row is the header. On any error "
-        "nobody is added; the errors are listed by row. An IOF XML EntryList: UTF-8, or "
-        "UTF-16 with a BOM.",
+        "nobody is added; the errors are listed by row (CSV) or entry (XML). An IOF XML "
+        "EntryList: UTF-8, or UTF-16 with a BOM.",
     ),
     "setup.actions": ("Действия", "Actions"),
     "setup.print_card": ("Карточка", "Card"),
@@ -1069,6 +1069,18 @@ SETUP_MESSAGES: dict[str, tuple[str, str]] = {
     "setup.errors": ("Ошибки", "Errors"),
     "setup.row": ("Строка", "Row"),
     "setup.row_n": ("строка {row}", "row {row}"),
+    "setup.entry": ("Запись", "Entry"),
+    "setup.entry_n": ("запись {row}", "entry {row}"),
+    "setup.entry_n_line": (
+        "запись {row} (строка файла {line})",
+        "entry {row} (line {line} of the file)",
+    ),
+    "setup.control": ("Пункт", "Control"),
+    "setup.control_n": ("пункт {row}", "control {row}"),
+    "setup.control_n_line": (
+        "пункт {row} (строка файла {line})",
+        "control {row} (line {line} of the file)",
+    ),
     "setup.field": ("Поле", "Field"),
     "setup.problem": ("Что не так", "Problem"),
     "setup.more_errors": ("…и ещё ошибок: {count}", "…and {count} more error(s)"),
@@ -1259,6 +1271,10 @@ IOF_MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "iof.by.id": ("по имени, как пишет MeOS (S…, F…)", "by its id, as MeOS names them (S…, F…)"),
     "iof.by.number": ("по номеру", "by its number"),
+    "iof.by.unmarked": (
+        "ни тип, ни дистанция не говорят, что это, и это не S…/F… как у MeOS",
+        "neither its type nor a course says what it is, and it is not MeOS's S…/F…",
+    ),
     "iof.placed_list": ("Размещённые КП", "The CPs placed"),
     "iof.course_data_upload": ("Координаты КП из CourseData", "CP positions from a CourseData"),
     "iof.course_data_file": (

@@ -15,6 +15,7 @@ from app.core.security import hash_token
 from app.events.demo import AREA_LAT, AREA_LON, load_demo
 from app.events.models import Checkpoint, Participant
 from tests.factories import DECK
+from tests.iof.test_iof import valid
 
 # Independent statement of each hint's meaning, by card code (rank char, suit char).
 HINT_HOLDS = {
@@ -137,3 +138,30 @@ def test_demo_links_use_the_served_address(
     assert f"{base}/admin/login?next=/admin/events/" in out  # pages, not the raw API
     assert f"{base}/admin/events/" in out and "/api/v1/" not in out
     assert ":8000" not in out
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_demo_teams_are_teams_and_export_as_team_entries(
+    session, client: TestClient, admin: dict[str, str], lang: str
+) -> None:
+    """The demo's two "Команда …"/"Team …" are kind team, so the IOF EntryList writes
+    them as TeamEntry (README "IOF XML 3.0") and the two persons as PersonEntry."""
+    demo = load_demo(session, "http://demo.test", lang=lang)
+    session.commit()
+    event_id = demo.event.id
+    kinds = dict(
+        session.execute(
+            select(Participant.external_id, Participant.kind).where(
+                Participant.event_id == event_id
+            )
+        ).all()
+    )
+    assert kinds == {"101": "person", "102": "person", "103": "team", "104": "team"}
+    session.rollback()
+    ns = {"i": "http://www.orienteering.org/datastandard/3.0"}
+    exported = client.get(f"/api/v1/events/{event_id}/iof/entry-list.xml", headers=admin)
+    document = valid(exported.content)
+    teams = [e.findtext("i:Name", namespaces=ns) for e in document.iterfind("i:TeamEntry", ns)]
+    persons = [e.findtext("i:Id", namespaces=ns) for e in document.iterfind("i:PersonEntry", ns)]
+    expected = ["Команда «Лось»", "Команда «Лиса»"] if lang == "ru" else ["Team Elk", "Team Fox"]
+    assert (teams, persons) == (expected, ["101", "102"])

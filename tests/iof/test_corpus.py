@@ -101,7 +101,7 @@ def test_a_partial_course_places_its_cps_and_names_the_others(
     assert report["placed"][11] == {"number": 12, "lat": 60.12, "lon": 30.12}
     assert report["not_cps"] == [
         {"id": "S", "line": 7, "reason": "start", "by": "id"},
-        {"id": "A7", "line": 28, "reason": "not_a_number", "by": "id"},
+        {"id": "A7", "line": 28, "reason": "not_a_number", "by": "unmarked"},
         {"id": "12", "line": 29, "reason": "duplicate", "by": "number"},
         {"id": "F", "line": 30, "reason": "finish", "by": "id"},
     ]

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from app.core import iof
 from app.events.models import Checkpoint, Participant
 from tests.auctions.test_api import bid, build, ok, problem
-from tests.factories import DECK, cp_code, discard_code, make_event
+from tests.factories import DECK, cp_code, discard_code, make_event, make_participant
 
 XSD = Path(__file__).resolve().parent.parent / "data" / "iof" / "IOF.xsd"
 NS = {"i": iof.IOF_NS, "rp": iof.EXTENSION_NS}
@@ -385,6 +385,76 @@ def test_result_list_before_any_auction_has_everyone_unplaced(
     assert document.get("status") == "Snapshot"
     assert _positions(document) == []
     assert document.findtext("i:Event/i:StartTime/i:Date", namespaces=NS) == "2026-06-01"
+
+
+def test_result_list_event_times_carry_the_event_offset(
+    client: TestClient, session: Session
+) -> None:
+    """Moscow is UTC+3: the course open 09:00-15:00 UTC is 12:00-18:00 there."""
+    opens = datetime(2026, 6, 1, 9, tzinfo=UTC)
+    event = make_event(session, opens_at=opens, closes_at=opens + timedelta(hours=6))
+    session.commit()
+    document = valid(client.get(f"/api/v1/events/{event.id}/iof/result-list.xml").content)
+    times = [
+        (document.findtext(f"i:Event/i:{tag}/i:Date", namespaces=NS),
+         document.findtext(f"i:Event/i:{tag}/i:Time", namespaces=NS))
+        for tag in ("StartTime", "EndTime")
+    ]  # fmt: skip
+    assert times == [("2026-06-01", "12:00:00+03:00"), ("2026-06-01", "18:00:00+03:00")]
+
+
+# ----------------------------------------------------------------- EntryList export
+
+
+def test_entry_list_export_names_teams_persons_and_the_event_time_with_its_offset(
+    client: TestClient, admin: dict, session: Session
+) -> None:
+    """A person in parts, a person whose name came in one piece, a team. The opening
+    21:30 UTC on 31 May is 00:30 on 1 June in Moscow (UTC+3): the date is Moscow's and
+    the time carries +03:00 (xsd:time allows an offset)."""
+    event = make_event(
+        session,
+        opens_at=datetime(2026, 5, 31, 21, 30, tzinfo=UTC),
+        closes_at=datetime(2026, 6, 1, 3, 30, tzinfo=UTC),
+    )
+    for external_id, name, fields in (
+        ("1", "Анна Петрова", {"given_name": "Анна", "family_name": "Петрова"}),
+        ("2", "Борис Иванов", {}),
+        ("T", "Команда «Лось»", {"kind": "team", "control_card": "7001"}),
+    ):
+        made = make_participant(session, event, external_id, name)
+        participant = session.get(Participant, made.id)
+        for key, value in fields.items():
+            setattr(participant, key, value)
+    session.commit()
+    response = client.get(f"/api/v1/events/{event.id}/iof/entry-list.xml", headers=admin)
+    document = valid(response.content)
+    start = document.find("i:Event/i:StartTime", NS)
+    assert (start.findtext("i:Date", namespaces=NS), start.findtext("i:Time", namespaces=NS)) == (
+        "2026-06-01",
+        "00:30:00+03:00",
+    )
+    [team] = document.findall("i:TeamEntry", NS)
+    assert (team.findtext("i:Id", namespaces=NS), team.findtext("i:Name", namespaces=NS)) == (
+        "T",
+        "Команда «Лось»",
+    )
+    names = [
+        (entry.findtext("i:Id", namespaces=NS), [
+            (part.tag.split("}")[1], part.text) for part in entry.find("i:Person/i:Name", NS)
+        ])
+        for entry in document.findall("i:PersonEntry", NS)
+    ]  # fmt: skip
+    # IOF.xsd's PersonName requires Given (minOccurs 1): a name in one piece keeps an
+    # empty Given, whole as Family (SportOrg and ooresults need both elements too)
+    assert names == [
+        ("1", [("Family", "Петрова"), ("Given", "Анна")]),
+        ("2", [("Family", "Борис Иванов"), ("Given", None)]),
+    ]
+    without_given = etree.fromstring(response.content)
+    for given in without_given.iterfind(".//i:Given", NS):
+        given.getparent().remove(given)
+    assert not schema().validate(without_given)  # why it stays
 
 
 # ----------------------------------------------------------------- pure parts

@@ -66,3 +66,47 @@ def test_the_add_form_with_name_parts_at_phone_width(live_server, phone, event_u
     assert "Hans Peter von Bülow" in row and "OK Linné" in row and "8123456" in row
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     screenshot(page, "iof-participants-add-360")
+
+
+def test_entry_list_errors_by_entry_and_an_unmarked_control(live_server, desk, event_url):
+    """The participants page names an EntryList's errors by entry and file line; the IOF
+    page's report says an untyped "STA1" is no number without claiming MeOS's naming.
+    Both at 1280 and 360 px."""
+    page = desk.new_page()
+    _sign_in(page, f"{event_url}/participants")
+    entries = str(CORPUS / "entries_persons_sportorg.xml")
+    for _ in range(2):  # the second import: every id is taken
+        page.set_input_files("#f-p-file", entries)
+        page.locator("form[action$='/participants/import'] button[type=submit]").click()
+    cells = page.locator(".row-errors tbody tr td:first-child").all_inner_texts()
+    assert cells == [
+        "запись 1 (строка файла 8)",
+        "запись 2 (строка файла 28)",
+        "запись 3 (строка файла 46)",
+    ]
+    assert page.locator(".row-errors th").first.inner_text() == "Запись"
+    check_page(page, "iof-entry-errors")
+
+    page.goto(f"{event_url}/iof")
+    page.set_input_files(
+        "#f-iof-file",
+        [
+            {
+                "name": "sta1.xml",
+                "mimeType": "application/xml",
+                "buffer": (
+                    b'<CourseData xmlns="http://www.orienteering.org/datastandard/3.0" '
+                    b'iofVersion="3.0"><Event><Name>x</Name></Event><RaceCourseData>'
+                    b"<Control><Id>STA1</Id></Control>"
+                    b'<Control><Id>3</Id><Position lng="37.3" lat="55.3"/></Control>'
+                    b"</RaceCourseData></CourseData>"
+                ),
+            }
+        ],
+    )
+    page.get_by_role("button", name="Загрузить").click()
+    why = page.locator("#report-not-cps tbody tr td").nth(2).inner_text()
+    assert why == (
+        "номер не число · ни тип, ни дистанция не говорят, что это, и это не S…/F… как у MeOS"
+    )
+    check_page(page, "iof-report-unmarked")

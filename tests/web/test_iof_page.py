@@ -191,3 +191,121 @@ def test_the_add_form_keeps_name_parts_club_and_card(desk: TestClient, session: 
         "Hans Peter von Bülow", "person", "Hans Peter", "von Bülow", "OK Linné"
     )  # fmt: skip
     assert hans.control_card == "8123456"
+
+
+def test_the_report_says_how_each_control_was_known(desk: TestClient, session: Session):
+    """Every `by` of the report in both languages, each true to what decided it: "STA1"
+    (untyped, in no course) is no number and not MeOS's S…/F…, so its text must not
+    claim MeOS's naming; "S" is a start by that naming; "Finish" typed; a course's
+    start; a number twice; a number not in the deck."""
+    event = make_event(session)
+    session.commit()
+    xml = b"""<?xml version="1.0" encoding="UTF-8"?>
+<CourseData xmlns="http://www.orienteering.org/datastandard/3.0" iofVersion="3.0">
+  <Event><Name>x</Name></Event>
+  <RaceCourseData>
+    <Control><Id>STA1</Id></Control>
+    <Control><Id>S</Id></Control>
+    <Control type="Finish"><Id>FIN</Id></Control>
+    <Control><Id>3</Id><Position lng="37.3" lat="55.3"/></Control>
+    <Control><Id>3</Id><Position lng="37.4" lat="55.4"/></Control>
+    <Control><Id>99</Id><Position lng="37.9" lat="55.9"/></Control>
+    <Control><Id>K</Id></Control>
+    <Course><Name>c</Name>
+      <CourseControl type="Start"><Control>K</Control></CourseControl>
+      <CourseControl><Control>3</Control></CourseControl>
+    </Course>
+  </RaceCourseData>
+</CourseData>"""
+    url = f"/admin/events/{event.id}/iof"
+    expected = {
+        "ru": [
+            ("STA1", "5", "номер не число · ни тип, ни дистанция не говорят, что это, "
+             "и это не S…/F… как у MeOS"),
+            ("S", "6", "старт · по имени, как пишет MeOS (S…, F…)"),
+            ("FIN", "7", "финиш · так помечен сам пункт (type)"),
+            ("3", "9", "номер уже был выше · по номеру"),
+            ("99", "10", "такого КП нет в колоде · по номеру"),
+            ("K", "11", "старт · так он стоит в дистанции (CourseControl)"),
+        ],
+        "en": [
+            ("STA1", "5", "its id is not a number · neither its type nor a course says "
+             "what it is, and it is not MeOS's S…/F…"),
+            ("S", "6", "start · by its id, as MeOS names them (S…, F…)"),
+            ("FIN", "7", "finish · the control's type says so"),
+            ("3", "9", "the number came earlier in the file · by its number"),
+            ("99", "10", "no such CP in the deck · by its number"),
+            ("K", "11", "start · a course says so (CourseControl)"),
+        ],
+    }  # fmt: skip
+    for lang in ("ru", "en"):
+        desk.get(f"/lang/{lang}")
+        files = {"file": ("c.xml", xml, "application/xml")}
+        page = post(desk, f"{url}/course-data", url, files=files)
+        rows = re.findall(
+            r"<tr><td class=\"mono\">([^<]+)</td><td>(\d+)</td><td>([^<]+)</td>", page.text
+        )
+        assert [(i, n, html.unescape(w)) for i, n, w in rows] == expected[lang]
+
+
+def _error_rows(page: str) -> list[tuple[str, ...]]:
+    table = page.split("row-errors")[1].split("</table>")[0]
+    header = tuple(html.unescape(h) for h in re.findall(r"<th>([^<]+)</th>", table))
+    cells = [
+        tuple(html.unescape(c) for c in re.findall(r"<td>([^<]*)</td>", row))
+        for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    ]
+    return [header, *cells]
+
+
+def test_entry_list_errors_name_entries_and_csv_errors_rows(desk: TestClient, session: Session):
+    """An EntryList imported twice: its three entries' ids are taken. The page names
+    them by entry (and the file's line), not "row"; a CSV keeps "row"."""
+    event = make_event(session)
+    session.commit()
+    url = f"/admin/events/{event.id}/participants"
+    assert (
+        "Участники загружены."
+        in post(desk, f"{url}/import", url, files=_xml("entries_persons_sportorg.xml")).text
+    )
+    again = post(desk, f"{url}/import", url, files=_xml("entries_persons_sportorg.xml"))
+    header, *rows = _error_rows(again.text)
+    assert header == ("Запись", "Поле", "Что не так")
+    assert [row[0] for row in rows] == [
+        "запись 1 (строка файла 8)",
+        "запись 2 (строка файла 28)",
+        "запись 3 (строка файла 46)",
+    ]
+    desk.get("/lang/en")
+    again = post(desk, f"{url}/import", url, files=_xml("entries_persons_sportorg.xml"))
+    header, *rows = _error_rows(again.text)
+    assert header == ("Entry", "Field", "Problem")
+    assert [row[0] for row in rows] == [
+        "entry 1 (line 8 of the file)",
+        "entry 2 (line 28 of the file)",
+        "entry 3 (line 46 of the file)",
+    ]
+    csv = {"file": ("p.csv", b"name,external_id\n\xd0\x90,101\n", "text/csv")}
+    header, *rows = _error_rows(post(desk, f"{url}/import", url, files=csv).text)
+    assert (header[0], [row[0] for row in rows]) == ("Row", ["row 2"])
+
+
+def test_course_data_errors_name_the_control(desk: TestClient, session: Session):
+    """A CourseData whose second control is out of range: refused, and the page names
+    the control (the second `Control` element, line 6), not a "row"."""
+    event = make_event(session)
+    session.commit()
+    xml = b"""<?xml version="1.0" encoding="UTF-8"?>
+<CourseData xmlns="http://www.orienteering.org/datastandard/3.0" iofVersion="3.0">
+  <Event><Name>x</Name></Event>
+  <RaceCourseData>
+    <Control><Id>1</Id><Position lng="37.1" lat="55.1"/></Control>
+    <Control><Id>2</Id><Position lng="37.2" lat="95.2"/></Control>
+  </RaceCourseData>
+</CourseData>"""
+    url = f"/admin/events/{event.id}/iof"
+    desk.get("/lang/en")
+    page = post(desk, f"{url}/course-data", url, files={"file": ("c.xml", xml, "text/xml")})
+    header, *rows = _error_rows(page.text)
+    assert header[0] == "Control"
+    assert [row[0] for row in rows] == ["control 2 (line 6 of the file)"]

@@ -349,10 +349,13 @@ def test_import_an_iof_entry_list_on_the_participants_page(desk: TestClient, ses
         desk, f"{url}/import", url, files={"file": ("entries.xml", ENTRY_LIST, "application/xml")}
     )
     assert "В файле IOF XML есть ошибки" in again.text
-    assert re.findall(r"<td>строка (\d+)</td><td>([^<]+)</td>", again.text) == [
-        ("1", "номер участника"),
-        ("2", "номер участника"),
-        ("3", "номер участника"),
+    # by entry (and the file's line), not "строка": the ids of all three are taken
+    assert re.findall(
+        r"<td>запись (\d+) \(строка файла (\d+)\)</td><td>([^<]+)</td>", again.text
+    ) == [
+        ("1", "4", "номер участника"),
+        ("2", "9", "номер участника"),
+        ("3", "15", "номер участника"),
     ]
 
 
