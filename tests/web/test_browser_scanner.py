@@ -241,3 +241,26 @@ def test_a_phone_without_a_camera_is_told_plainly_and_given_the_code_field(
             assert errors == []
     finally:
         context.close()
+
+
+def test_the_offline_page_without_a_camera_gives_the_code_field(browser, server):
+    """The same in the offline shell (server stopped): the notice above its code field."""
+    anna, _ = participant_with_codes(server.engine, "86")
+    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    try:
+        context.add_init_script(REJECT_CAMERA % "NotFoundError")
+        page = context.new_page()
+        page.goto(f"{server.url}/p/{anna.access_token}")
+        page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+        server.stop()
+        page.goto(f"{server.url}/me/offline")
+        page.click("#scan-button")
+        notice = page.locator("#code-form").locator("xpath=preceding-sibling::p[@id='scan-error']")
+        notice.wait_for()
+        assert notice.inner_text() == (
+            "На этом устройстве нет камеры. Введите код, напечатанный под QR-кодом КП, в поле ниже."
+        )
+        assert page.locator("#scanner").count() == 0
+        assert page.locator("#code").evaluate("f => document.activeElement === f")
+    finally:
+        context.close()
