@@ -212,11 +212,38 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "scan.hint": ("Наведите камеру на QR-код КП.", "Point the camera at the CP's QR code."),
     "scan.torch": ("Фонарик", "Torch"),
     "scan.close": ("Закрыть", "Close"),
-    "scan.no_camera": (
-        "Камера недоступна ({error}). Разрешите этой странице доступ к камере или введите "
-        "код с таблички КП в поле ниже.",
-        "The camera is not available ({error}). Allow this page to use the camera, or type "
-        "the code printed on the CP's tile in the field below.",
+    # why the camera did not start (getUserMedia's error, never shown raw) and what to do
+    "scan.error.no_camera": (
+        "На этом устройстве нет камеры.",
+        "This device has no camera.",
+    ),
+    "scan.error.denied": (
+        "Доступ к камере запрещён. Чтобы сканировать, разрешите его: значок слева от адреса "
+        "страницы → «Камера» → «Разрешить», затем снова нажмите «Сканировать».",
+        "Camera access is blocked. To scan, allow it: the icon left of the page's address → "
+        "Camera → Allow, then press Scan again.",
+    ),
+    "scan.error.busy": (
+        "Камера занята другим приложением. Закройте его и снова нажмите «Сканировать».",
+        "Another app is using the camera. Close it and press Scan again.",
+    ),
+    "scan.error.unsupported": (
+        "Этот браузер не даёт странице доступа к камере. Можно сканировать QR-код камерой "
+        "телефона.",
+        "This browser gives the page no camera access. You can scan the QR code with the "
+        "phone's camera app.",
+    ),
+    "scan.error.other": (
+        "Камера не включилась.",
+        "The camera did not start.",
+    ),
+    "scan.type_code": (
+        "Введите код, напечатанный под QR-кодом КП, в поле ниже.",
+        "Type the code printed under the CP's QR code in the field below.",
+    ),
+    "scan.type_code_game": (
+        "Код, напечатанный под QR-кодом КП, можно ввести на странице «Моя игра».",
+        "The code printed under the CP's QR code can be typed on the My game page.",
     ),
     "scan.not_cp": (
         "Это не QR-код КП. Наведите камеру на QR-код на табличке КП.",

@@ -272,3 +272,52 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
     page.goto(f"{url}/t/{codes['9H'][0]}")
     assert "ещё раз" in page.inner_text("main")  # the server's sign-in help: scan again
     assert takes_stored(engine) == 6
+
+
+def test_after_the_close_the_shell_offers_no_take_as_the_server_page(flaky_server, pwa_phone):
+    """The course closed with 5 unsaved cards in Anna's hand: nothing counts any more
+    (RULES.md I-3). The server's /me and the offline shell both say the course is closed
+    and the hand is not a combination, and neither asks her to discard or save nor offers
+    the scanner or the code form; a CP the camera app opens offline afterwards is not
+    counted, and its page offers no scanner either."""
+    url, engine = flaky_server.url, flaky_server.engine
+    now = datetime.now(UTC)
+    with Session(engine) as db:
+        event = make_event(
+            db, opens_at=now - timedelta(hours=3), closes_at=now - timedelta(hours=1)
+        )
+        codes = random_codes(db, event)
+        anna = make_participant(db, event, "11", name="Анна")
+        for minute, card in enumerate(["QH", "QD", "QC", "TS", "AC"]):
+            feed_ingest.add_take(
+                db, event, participant="11", code=codes[card][0],
+                taken_at=now - timedelta(hours=2, minutes=-minute), note="card",
+                source_id=None, actor="organiser",
+            )  # fmt: skip
+        db.commit()
+    page = pwa_phone.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{url}/p/{anna.access_token}")
+    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    pages = {"server": page.inner_text("main")}
+    assert page.locator("#scan-button, #code").count() == 0  # the server's rule
+    page.goto(f"{url}/me/offline")
+    page.wait_for_selector("#hand")
+    pages["shell"] = page.inner_text("main")
+    for where, text in pages.items():
+        assert "Дистанция закрыта." in text, where
+        assert "в руке 5 несохранённых карт" in text, where
+        assert "Коды больше не принимаются" in text, where
+        assert "Решите" not in text and "сохраните" not in text, where
+    assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "10♠", "A♣"]
+    assert page.locator("#scan-button, #code, #code-form, .next-step").count() == 0
+    screenshot(page, "offline-360-closed")
+
+    flaky_server.stop()  # the camera app opens a CP's link after the close, offline
+    page.goto(f"{url}/t/{codes['2S'][0]}")
+    page.wait_for_selector("#take-status")
+    assert page.locator("h1").inner_text() == "Взятие не засчитано"
+    assert page.locator("#scan-button, .next-step").count() == 0
+    screenshot(page, "offline-360-closed-take")
+    assert errors == []

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.feed.models import Take
+from app.web.i18n import LANG_COOKIE
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
 from tests.web.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, csp_watch, screenshot
@@ -183,5 +184,83 @@ def test_a_home_screen_app_without_its_queue_is_told_what_to_do(browser, server)
         page.goto(f"{server.url}/me/offline")
         notice = page.locator("#standalone-not-ready")
         assert "личную ссылку" in notice.inner_text()
+    finally:
+        context.close()
+
+
+REJECT_CAMERA = """
+navigator.mediaDevices.getUserMedia = () =>
+  Promise.reject(new DOMException("Requested device not found", "%s"));
+"""
+
+
+@pytest.mark.parametrize(
+    ("error", "says", "lang"),
+    [
+        ("NotFoundError", "На этом устройстве нет камеры. Введите код", "ru"),
+        ("OverconstrainedError", "На этом устройстве нет камеры.", "ru"),
+        ("NotAllowedError", "Доступ к камере запрещён. Чтобы сканировать, разрешите", "ru"),
+        ("NotReadableError", "Камера занята другим приложением.", "ru"),
+        ("AbortError", "Камера не включилась.", "ru"),
+        ("NotFoundError", "This device has no camera. Type the code", "en"),
+    ],
+)
+def test_a_phone_without_a_camera_is_told_plainly_and_given_the_code_field(
+    browser, server, error, says, lang
+):
+    """A phone whose camera does not start (getUserMedia rejects, as Chromium does with no
+    camera device): the overlay closes, a plain notice (never the error's name) stands
+    above the code field, which has the focus and is on screen at 360 px."""
+    anna, _ = participant_with_codes(server.engine, "85")
+    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context.add_cookies([{"name": LANG_COOKIE, "value": lang, "url": server.url}])
+    try:
+        with csp_watch(context):
+            context.add_init_script(REJECT_CAMERA % error)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{server.url}/p/{anna.access_token}")
+            page.click("#scan-button")
+            notice = page.locator("#scan-error")
+            notice.wait_for()
+            text = notice.inner_text()
+            assert text.startswith(says)
+            assert error not in text
+            assert page.locator("#scanner").count() == 0
+            field = page.locator("#code")
+            assert field.is_visible()
+            assert field.evaluate("f => document.activeElement === f")
+            box, view = field.bounding_box(), page.viewport_size
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view["height"]
+            note = notice.bounding_box()
+            assert note is not None and note["y"] > -1 and note["y"] + note["height"] <= box["y"]
+            if error == "NotFoundError":  # what the participant sees: the viewport
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=ARTIFACTS / f"scanner-360-no-camera-{lang}.png")
+            assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_offline_page_without_a_camera_gives_the_code_field(browser, server):
+    """The same in the offline shell (server stopped): the notice above its code field."""
+    anna, _ = participant_with_codes(server.engine, "86")
+    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    try:
+        context.add_init_script(REJECT_CAMERA % "NotFoundError")
+        page = context.new_page()
+        page.goto(f"{server.url}/p/{anna.access_token}")
+        page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+        server.stop()
+        page.goto(f"{server.url}/me/offline")
+        page.click("#scan-button")
+        notice = page.locator("#code-form").locator("xpath=preceding-sibling::p[@id='scan-error']")
+        notice.wait_for()
+        assert notice.inner_text() == (
+            "На этом устройстве нет камеры. Введите код, напечатанный под QR-кодом КП, в поле ниже."
+        )
+        assert page.locator("#scanner").count() == 0
+        assert page.locator("#code").evaluate("f => document.activeElement === f")
     finally:
         context.close()

@@ -153,6 +153,9 @@
     if (missing > 0) next = s.round === 1 ? "collect" : (s.in_discard_step ? "discarding" : "draw");
     else next = discardsLeft > 0 ? "decide" : "must_save";
     return {
+      // after the close no take, discard or save counts (RULES.md I-3): no next step, no
+      // scanner, no code form, as the server's /me (phone/game.html)
+      closed: Date.now() * 1000 >= course.closes_at,
       course: course, state: s, byId: byId, queuedIds: queuedIds, known: known,
       discardOf: discardOf, numberOf: numberOf, missing: missing, next: next,
       discardsLeft: discardsLeft, saveCodesLeft: b.save_codes.length - s.used_save_codes.length
@@ -210,7 +213,7 @@
       el("h2", { id: "hand-title", text: t("game.hand", { count: s.hand.length }) }),
       list || el("p", { text: t("game.hand_empty") }),
       value ? el("p", { class: "hand-value", id: "hand-value", text: t("game.value", { value: value }) }) : null,
-      el("p", { class: "next-step", text: nextStep(m) }));
+      m.closed ? null : el("p", { class: "next-step", text: nextStep(m) }));
   }
   /* A saved combination's description in the page language (as the server's pages). */
   function described(cards) {
@@ -282,7 +285,7 @@
     nodes.push(el("p", { class: "help", id: "take-status", "data-pending": String(r.pending),
       text: r.pending ? t("offline.on_device") : t("offline.confirmed") }));
     nodes.push(handPanel(m), syncPanel(),
-      scanPanel(),
+      m.closed ? null : scanPanel(),
       el("div", { class: "actions" }, el("a", { class: "button block", href: SHELL, text: t("take.to_game") })));
     show(nodes);
     if (window.RogaineScanner) window.RogaineScanner.setUp();
@@ -349,10 +352,31 @@
       el("h2", { id: "takes-title", text: t("game.takes") }), list);
   }
 
+  /* The code form; after the close a notice instead (as the server's `code_form`). */
+  function codePanel(m, form) {
+    var panel = el("section", { class: "panel", "aria-labelledby": "code-title" },
+      el("h2", { id: "code-title", text: t("game.enter_code") }));
+    if (m.closed) {
+      panel.appendChild(el("p", { class: "notice info", role: "status", id: "codes-closed",
+        text: t("game.course_closed") + " " + t("game.course_closed_codes") }));
+    } else {
+      panel.appendChild(form);
+      panel.appendChild(el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) }));
+    }
+    return panel;
+  }
+  /* The course's notices: not open yet, or closed (with the ceremony) and the unsaved hand. */
+  function courseNotices(m) {
+    var hand = m.state.hand.length;
+    if (Date.now() * 1000 < m.course.opens_at) return [el("p", { class: "notice info", role: "status", text: t("game.course_before") })];
+    if (!m.closed) return [];
+    return [el("p", { class: "notice info", role: "status", id: "course-closed" }, t("game.course_closed") + " ",
+      el("a", { href: "/me/ceremony", text: t("game.ceremony_link") })),
+    hand ? el("p", { class: "notice bad", role: "status", id: "unsaved-hand", text: t("game.unsaved_after_close", { count: hand }) }) : null];
+  }
+
   function renderGame(m) {
-    var b = ctx.bundle, now = Date.now() * 1000, notice = null;
-    if (now < m.course.opens_at) notice = t("game.course_before");
-    else if (now >= m.course.closes_at) notice = t("game.course_closed");
+    var b = ctx.bundle;
     var input = el("input", { id: "code", name: "code", type: "text", class: "code-input", autocomplete: "off",
       autocapitalize: "characters", spellcheck: "false", "aria-describedby": "code-help", required: "required" });
     var form = el("form", { id: "code-form" },
@@ -373,17 +397,11 @@
       combos.appendChild(el("div", { class: "combo" }, cards, el("span", { class: "category", text: t("category." + c.category) }),
         el("span", { class: "muted", text: described(c.cards) })));
     });
-    var scan = scanPanel();
     show([el("h1", { text: t("game.title") }),
-      el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name }),
-      notice ? el("p", { class: "notice info", role: "status", text: notice }) : null,
-      handPanel(m), scan,
-      el("p", {}, el("a", { class: "button secondary block", id: "hints-link", href: "/me/hints", text: t("hints.link") })),
-      syncPanel(),
-      el("section", { class: "panel", "aria-labelledby": "code-title" },
-        el("h2", { id: "code-title", text: t("game.enter_code") }), form,
-        el("p", { class: "help", text: t("game.save_codes_left", { count: m.saveCodesLeft }) })),
-      combos, takeList(m)]);
+      el("p", { text: t("game.hello", { name: b.participant.name }) + " \u00b7 " + b.event.name })]
+      .concat(courseNotices(m), [handPanel(m), m.closed ? null : scanPanel(),
+        el("p", {}, el("a", { class: "button secondary block", id: "hints-link", href: "/me/hints", text: t("hints.link") })),
+        syncPanel(), codePanel(m, form), combos, takeList(m)]));
     if (window.RogaineScanner) window.RogaineScanner.setUp();
   }
 

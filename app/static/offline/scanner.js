@@ -11,6 +11,9 @@
  * `[data-env-warning]` is filled with what to do in a browser that would lose takes: an
  * app's built-in browser, a browser without service workers, or a home-screen app (its
  * storage is not the browser's, where the camera app opens links).
+ * When the camera does not start, the overlay closes and a notice says why in plain words
+ * (no camera, access refused and how to allow it, camera busy: getUserMedia's error name
+ * is never shown) just above the code field, which gets the focus (`#scan-error`).
  * Texts: the attribute `data-scanner-strings` (JSON, server pages) or the shell's
  * #offline-strings, keys `scan.*`. No innerHTML.
  */
@@ -23,6 +26,13 @@
   var CP_URL = /\/t\/([^/?#\s]+)\/?(?:[?#].*)?$/i;
   var EVERY_MS = 150; // one decode per 150 ms: enough for a hand-held phone, light on CPU
   var S = null, open = null;
+  // getUserMedia's error names (DOMException.name; the older Chrome names too) -> the text.
+  var CAMERA_ERRORS = {
+    NotFoundError: "scan.error.no_camera", DevicesNotFoundError: "scan.error.no_camera",
+    OverconstrainedError: "scan.error.no_camera", NotAllowedError: "scan.error.denied",
+    PermissionDeniedError: "scan.error.denied", SecurityError: "scan.error.denied",
+    NotReadableError: "scan.error.busy", TrackStartError: "scan.error.busy"
+  };
 
   function strings() {
     if (S) return S;
@@ -98,6 +108,32 @@
     open = null;
   }
 
+  /* The key of the text for a failed getUserMedia (an error, or null without the API). */
+  function errorKey(error) {
+    if (error === null) return "scan.error.unsupported";
+    var name = error && error.name;
+    return Object.prototype.hasOwnProperty.call(CAMERA_ERRORS, name) ? CAMERA_ERRORS[name] : "scan.error.other";
+  }
+
+  /* The camera did not start: close the overlay and say why next to the code field, focused
+   * (on a page without one, in the scan panel of the button pressed). */
+  function failed(origin, key) {
+    close();
+    document.querySelectorAll("#scan-error").forEach(function (node) { node.remove(); });
+    var field = document.getElementById("code"), form = field && field.form;
+    var notice = el("p", { class: "notice bad", role: "alert", id: "scan-error", "data-error": key },
+      t(key) + " " + t(form ? "scan.type_code" : "scan.type_code_game"));
+    if (form) {
+      form.parentNode.insertBefore(notice, form);
+      (form.closest(".panel") || notice).scrollIntoView({ block: "start" });
+      field.focus({ preventScroll: true });
+      return;
+    }
+    var panel = origin && origin.closest ? origin.closest(".scan-panel") : null;
+    (panel || document.querySelector("main") || document.body).appendChild(notice);
+    notice.scrollIntoView({ block: "nearest" });
+  }
+
   function torchButton(track, bar) {
     var caps = track.getCapabilities ? track.getCapabilities() : {};
     if (!caps.torch) return;
@@ -111,8 +147,9 @@
     bar.insertBefore(button, bar.firstChild);
   }
 
-  function start() {
+  function start(origin) {
     if (open) return;
+    document.querySelectorAll("#scan-error").forEach(function (node) { node.remove(); });
     var video = el("video", { id: "scan-video", autoplay: "", muted: "", playsinline: "" });
     video.muted = true;
     var status = el("p", { id: "scan-status", class: "scan-status", "aria-live": "polite" }, t("scan.hint"));
@@ -129,7 +166,7 @@
     open = { overlay: overlay, stream: null, stopped: false };
     var session = open;
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      status.textContent = t("scan.no_camera", { error: "getUserMedia" });
+      failed(origin, errorKey(null));
       return;
     }
     navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: "environment" } }, audio: false })
@@ -146,7 +183,7 @@
         loop(session, video, status, both[1]);
       })
       .catch(function (error) {
-        status.textContent = t("scan.no_camera", { error: error && error.name ? error.name : String(error) });
+        if (!session.stopped) failed(origin, errorKey(error));
       });
   }
 
@@ -193,7 +230,7 @@
     var target = event.target && event.target.closest ? event.target.closest("[data-scan]") : null;
     if (!target) return;
     event.preventDefault();
-    start();
+    start(target);
   });
   document.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
   window.addEventListener("pagehide", close);
