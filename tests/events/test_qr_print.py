@@ -87,11 +87,14 @@ def test_participant_cards_reissue_tokens_and_decode(
     assert "Boris" in html
     assert "Anna" not in html
     assert all(code in html for code in boris["save_codes"])
-    # Printing re-issued Boris's token (tokens are stored hashed): the printed link is
-    # the valid one, the one returned at creation no longer is; Anna's is untouched.
+    # The card prints the link returned at creation (kept sealed: issue 26 point 7);
+    # `?reissue=true` issues a new one, and the one given at creation stops working.
+    assert token == boris["access_token"]
+    again = client.post(url, params={"participant": "2", "reissue": "true"}, headers=admin)
+    renewed = decode_svg(svgs_in(again.text)[0]).removeprefix("http://testserver/p/")
+    assert renewed != token and "2" in again.text
     session.expire_all()
-    assert session.get(Participant, boris["id"]).access_token_hash == hash_token(token)
-    assert token != boris["access_token"]
+    assert session.get(Participant, boris["id"]).access_token_hash == hash_token(renewed)
     assert session.get(Participant, anna["id"]).access_token_hash == hash_token(
         anna["access_token"]
     )
