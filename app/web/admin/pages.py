@@ -413,62 +413,109 @@ def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict
     return data
 
 
-CONFIRMED_ACTIONS = ("close", "undo")  # a step the organiser confirms on a page first
+def _ceremony_url(event: Event) -> str:
+    return f"/admin/events/{event.id}/ceremony"
 
 
-@router.post("/events/{event_id}/auctions/{place}/{action}")
-def auction_action(
+def _projector_url(event: Event, place: int) -> str:
+    return f"/admin/events/{event.id}/projector/{place}"
+
+
+@router.post("/events/{event_id}/auctions/{place}/open")
+def auction_open(event: EventDep, place: PathId, session: SessionDep, _: AdminPage) -> Response:
+    """Open auction `place` for sealed bids; back to the ceremony page."""
+    url = _ceremony_url(event)
+    with redirect_on_error(url):
+        ceremony_flow.open_auction(session, event, place, ORGANISER)
+    return done(url, "auction_open")
+
+
+@router.post("/events/{event_id}/auctions/{place}/close")
+def auction_close(
     event: EventDep,
     place: PathId,
-    action: str,
     request: Request,
     session: SessionDep,
     _: AdminPage,
     lots_seed: Annotated[str, Form()] = "",
-    participant: Annotated[str, Form()] = "",
-    combination_id: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
+) -> Response:
+    """Close auction `place` (optional `lots_seed`, digits, at most 18). Without
+    `confirm=1` a confirmation page says what will happen and nothing changes; with it,
+    the close is done and the projector follows."""
+    url = _ceremony_url(event)
+    if confirm != "1":
+        with redirect_on_error(url):
+            auction_service.verify_close_auction(session, event, place)
+        return _confirm_step(request, session, event, place, "close", lots_seed)
+    with redirect_on_error(url):
+        raw = lots_seed.strip()
+        seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
+        ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
+    return see_other(_projector_url(event, place))
+
+
+@router.post("/events/{event_id}/auctions/{place}/undo")
+def auction_undo(
+    event: EventDep,
+    place: PathId,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    confirm: Annotated[str, Form()] = "",
+) -> Response:
+    """Undo the last close of auction `place`, while nothing of it is revealed. Without
+    `confirm=1` a confirmation page says what will happen and nothing changes."""
+    url = _ceremony_url(event)
+    if confirm != "1":
+        with redirect_on_error(url):
+            auction_service.verify_undo_close(session, event, place)
+        return _confirm_step(request, session, event, place, "undo", "")
+    with redirect_on_error(url):
+        ceremony_flow.undo_close(session, event, place, ORGANISER)
+    return done(url, "auction_undo")
+
+
+@router.post("/events/{event_id}/auctions/{place}/reveal")
+def auction_reveal(
+    event: EventDep,
+    place: PathId,
+    session: SessionDep,
+    _: AdminPage,
     all: Annotated[str, Form()] = "",
 ) -> Response:
-    """A ceremony step of auction `place`: `open`, `close` (optional `lots_seed`), `undo`
-    (the last close, while nothing of it is revealed), `reveal` (the next step, or every
-    step left with `all=1`; back to the projector), `bid` (on behalf of `participant`
-    with their `combination_id`, audited as the organiser's). A close and an undo first
-    show a confirmation page saying what will happen; with `confirm=1` they are done."""
-    url = f"/admin/events/{event.id}/ceremony"
-    projector_url = f"/admin/events/{event.id}/projector/{place}"
-    if action in CONFIRMED_ACTIONS and confirm != "1":
-        with redirect_on_error(url):
-            if action == "close":
-                auction_service.verify_close_auction(session, event, place)
-            else:
-                auction_service.verify_undo_close(session, event, place)
-        return _confirm_step(request, session, event, place, action, lots_seed)
-    with redirect_on_error(projector_url if action == "reveal" else url):
-        if action == "open":
-            ceremony_flow.open_auction(session, event, place, ORGANISER)
-        elif action == "close":
-            raw = lots_seed.strip()
-            seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
-            ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
-        elif action == "undo":
-            ceremony_flow.undo_close(session, event, place, ORGANISER)
-        elif action == "reveal":
-            ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
-        elif action == "bid" and combination_id.isdigit():
-            auction_service.place_bid(
-                session,
-                event,
-                place,
-                ORGANISER,
-                participant=participant or None,
-                combination_id=int(combination_id),
-            )
-        else:
-            return see_other(url)
-    if action in ("close", "reveal"):
-        return see_other(projector_url)
-    return done(url, "bid_placed" if action == "bid" else f"auction_{action}")
+    """Reveal the next step of auction `place` (every step left with `all=1`); back to
+    the projector (RULES.md I-21)."""
+    projector_url = _projector_url(event, place)
+    with redirect_on_error(projector_url):
+        ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
+    return see_other(projector_url)
+
+
+@router.post("/events/{event_id}/auctions/{place}/bid")
+def auction_bid(
+    event: EventDep,
+    place: PathId,
+    session: SessionDep,
+    _: AdminPage,
+    participant: Annotated[str, Form()] = "",
+    combination_id: Annotated[str, Form()] = "",
+) -> Response:
+    """A sealed bid in auction `place` on behalf of `participant` with their
+    `combination_id` (digits), audited as the organiser's; back to the ceremony page."""
+    url = _ceremony_url(event)
+    if not combination_id.isdigit():
+        return see_other(url)
+    with redirect_on_error(url):
+        auction_service.place_bid(
+            session,
+            event,
+            place,
+            ORGANISER,
+            participant=participant or None,
+            combination_id=int(combination_id),
+        )
+    return done(url, "bid_placed")
 
 
 def _confirm_step(
@@ -487,7 +534,7 @@ def _confirm_step(
         "fields": {"lots_seed": lots_seed.strip()}
         if action == "close" and lots_seed.strip()
         else {},
-        "cancel_url": f"/admin/events/{event.id}/ceremony",
+        "cancel_url": _ceremony_url(event),
     }
     return render(request, "admin/ceremony_confirm.html", context)
 
