@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
-from app.auctions.shapes import current_eligible
+from app.auctions.shapes import AuctionView, current_eligible
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
@@ -422,8 +422,16 @@ def sign_out() -> Response:
 # --- ceremony ----------------------------------------------------------------------
 
 
-def ceremony_context(session: SessionDep, participant: Participant) -> dict[str, Any]:
-    """The auctions as this participant may see them, and the combinations they may bid."""
+def _tie_break_only(view: AuctionView, participant: Participant) -> bool:
+    """Whether the round taking bids in `view` is a tie-break `participant` is not in."""
+    eligible = current_eligible(view)
+    return eligible is not None and participant.external_id not in eligible
+
+
+def phone_ceremony_context(session: SessionDep, participant: Participant) -> dict[str, Any]:
+    """The auctions as this participant may see them (copies with `tie_break_only` and
+    the allowed bid steps added; the service's views are not changed), the combinations
+    they may bid, the names, log head, live version and shape for the phone page."""
     event = session.get(Event, participant.event_id)
     assert event is not None
     caller = auction_views.Caller(organiser=False, participant=participant)
@@ -446,14 +454,20 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     # only the participants these views name, not the whole event (issue 18: a phone's
     # data is a small query set of its own)
     names = live_snapshots.names_in_views(session, event.id, views)
-    for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
-        eligible = current_eligible(view)
-        view["tie_break_only"] = eligible is not None and participant.external_id not in eligible
-        allowed = auction_service.allowed_bid_steps(session, event, view, caller)
-        view.update(allowed)  # the bid and withdraw buttons the page may show
+    # the page's copies of the views (the service's own are not changed): a tie-break round
+    # is open to the tied bidders only (RULES.md I-9), and the bid and withdraw buttons
+    # the page may show
+    shown = [
+        {
+            **view,
+            "tie_break_only": _tie_break_only(view, participant),
+            **auction_service.allowed_bid_steps(session, event, view, caller),
+        }
+        for view in views
+    ]
     return {
         "event": event,
-        "auctions": views,
+        "auctions": shown,
         "usable": usable,
         "won": won,
         "names": names,
@@ -477,7 +491,7 @@ def ceremony(request: Request, session: SessionDep, participant: PhoneParticipan
         "notice": translate(lang, f"ceremony.{done}") if done else None,
         "error": translate(lang, f"error.{error}") if error else None,
         "live_text": live_texts.closed_auction_texts(lang),
-        **ceremony_context(session, participant),
+        **phone_ceremony_context(session, participant),
     }
     return render(request, "phone/ceremony.html", context)
 
