@@ -49,6 +49,7 @@ from app.core import chain
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
+from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
@@ -102,9 +103,10 @@ def verify_open_auction(
     409 `reveal_pending` (an earlier auction is not fully revealed: its winner, who may
     not bid again, is not public yet; RULES.md I-21)."""
     _check_place(event, place)
-    if (now or utcnow()) < event.closes_at:
+    phase = event_rules.course_phase(event.opens_at, event.closes_at, now or utcnow())
+    if phase != event_rules.COURSE_CLOSED:
         raise Conflict(
-            f"The course closes at {event_service.local_time(event, event.closes_at)} "
+            f"The course closes at {event_service.zoned_time(event, event.closes_at)} "
             f"({event.closes_at.astimezone(UTC).isoformat()}); auctions open after that.",
             code="course_still_open",
         )

@@ -28,6 +28,23 @@ def is_forward(current: str, target: str) -> bool:
     return status_index(target) > status_index(current)
 
 
+# Where a moment sits in the course window (`course_phase`).
+COURSE_BEFORE = "before"
+COURSE_OPEN = "open"
+COURSE_CLOSED = "closed"
+
+
+def course_phase(opens_at: datetime, closes_at: datetime, now: datetime) -> str:
+    """Where `now` sits in the course window [`opens_at`, `closes_at`) (aware UTC
+    datetimes): `COURSE_BEFORE` ("before") while `now < opens_at`, `COURSE_OPEN` ("open")
+    while `opens_at <= now < closes_at`, `COURSE_CLOSED` ("closed") from `closes_at` on.
+    RULES.md §1.1: the window is half-open, as for takes (a take at `closes_at` does
+    not count). The one place this comparison is written; callers pass their clock."""
+    if now < opens_at:
+        return COURSE_BEFORE
+    return COURSE_OPEN if now < closes_at else COURSE_CLOSED
+
+
 def effective_status(status: str, closes_at: datetime, now: datetime) -> str:
     """The event's status as of `now` (aware UTC datetimes): a stored `course_open`
     reads as `course_closed` once `now` has reached `closes_at`, since the course closes

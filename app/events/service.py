@@ -247,15 +247,24 @@ def record_status(session: Session, event: Event, status: str, *, actor: str, ca
     return event
 
 
-def local_time(event: Event, moment: datetime) -> str:
-    """`moment` (aware UTC) in the event's IANA zone, e.g.
-    "2026-06-13 06:00 MSK (Europe/Moscow)" (UTC when the zone is unknown)."""
+def event_zone(event: Event) -> ZoneInfo:
+    """The event's IANA zone (`event.timezone`); UTC when the name is unknown or invalid."""
     try:
-        zone = ZoneInfo(event.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    local = moment.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone.key})"
+        return ZoneInfo(event.timezone)
+    except (ZoneInfoNotFoundError, ValueError, TypeError, OSError):
+        return ZoneInfo("UTC")
+
+
+def local_time(event: Event, moment: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """`moment` (aware) in the event's zone (`event_zone`), formatted by strftime `fmt`;
+    "" when `moment` is None. The one time-zone formatter of the pages and messages."""
+    return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
+
+
+def zoned_time(event: Event, moment: datetime) -> str:
+    """`moment` in the event's zone with its names, for messages, e.g.
+    "2026-06-13 06:00 MSK (Europe/Moscow)" (UTC when the zone is unknown)."""
+    return f"{local_time(event, moment, '%Y-%m-%d %H:%M %Z')} ({event_zone(event).key})"
 
 
 # --- checkpoints ----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from app.auctions import views as auction_views
 from app.auctions.shapes import AuctionView, RoundView, current_eligible
 from app.core.db import utcnow
 from app.events import repository as events_repo
+from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.models import Event
 from app.feed import views as feed_views
@@ -85,8 +86,9 @@ def ceremony_context(
         state = feed_views.participant_state(session, participant, as_participant=False)
         usable = feed_views.usable_combinations(state, ids)
     return {
-        "course_open": utcnow() < event.closes_at,
-        "closes_local": events_service.local_time(event, event.closes_at),
+        "course_open": event_rules.course_phase(event.opens_at, event.closes_at, utcnow())
+        != event_rules.COURSE_CLOSED,
+        "closes_local": events_service.zoned_time(event, event.closes_at),
         "next_place": next_place,
         "allowed": allowed,
         "open_place": open_view["place"] if open_view else None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import quote
-from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, Request, Response
 from sqlalchemy.orm import Session
@@ -26,6 +25,7 @@ from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
 from app.events import repository as events_repo
+from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
@@ -93,7 +93,11 @@ def logout(request: Request, session: SessionDep) -> Response:
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
     events = events_repo.list_events(session)
-    context = {"events": events, "local": local, **outcome(request)}
+    context = {
+        "events": events,
+        "local": lambda moment, event: events_service.local_time(event, moment),
+        **outcome(request),
+    }
     return render(request, "admin/events.html", context)
 
 
@@ -106,24 +110,15 @@ def participant_url(event: Event, external_id: str) -> str:
     return f"/admin/events/{event.id}/participants/{quote(external_id)}"
 
 
-def event_zone(event: Event) -> ZoneInfo:
-    try:
-        return ZoneInfo(event.timezone)
-    except Exception:
-        return ZoneInfo("UTC")
-
-
-def local(moment: datetime | None, event: Event, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
-
-
 def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
-    """(`before` | `open` | `closed`, the moment the countdown runs to)."""
-    if now < event.opens_at:
-        return "before", event.opens_at
-    if now < event.closes_at:
-        return "open", event.closes_at
-    return "closed", None
+    """(`before` | `open` | `closed`, the moment the countdown runs to): where `now` sits
+    in the course window (`event_rules.course_phase`, RULES.md §1.1)."""
+    phase = event_rules.course_phase(event.opens_at, event.closes_at, now)
+    countdown = {
+        event_rules.COURSE_BEFORE: event.opens_at,
+        event_rules.COURSE_OPEN: event.closes_at,
+    }
+    return phase, countdown.get(phase)
 
 
 @router.get("/events/{event_id}")
@@ -143,8 +138,8 @@ def dashboard(
         "section": "dashboard",
         "phase": phase,
         "countdown_to": countdown_to.isoformat() if countdown_to else None,
-        "opens": local(event.opens_at, event),
-        "closes": local(event.closes_at, event),
+        "opens": events_service.local_time(event, event.opens_at),
+        "closes": events_service.local_time(event, event.closes_at),
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": warnings,
@@ -152,7 +147,7 @@ def dashboard(
         # one indexed count (flat in the number of participants); the list is its own page
         "review_open": device_trust.open_count(session, event.id),
         **printing.base_url_context(settings.base_url),
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
         **outcome(request),
     }
     return render(request, "admin/dashboard.html", context)
@@ -181,7 +176,7 @@ def warnings_page(
         "warnings": dashboard_flow.warnings_page(session, event, page),
         "page": page,
         "pages": -(-longest // per_page),
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
     }
     return render(request, "admin/warnings.html", context)
 
@@ -236,8 +231,8 @@ def participant_page(
         "participant": participant,
         "state": state,
         "log": log.items,
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
-        "now_local": local(utcnow(), event, "%Y-%m-%dT%H:%M"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
+        "now_local": events_service.local_time(event, utcnow(), "%Y-%m-%dT%H:%M"),
         **outcome(request),
     }
     return render(request, "admin/participant.html", context)
@@ -279,7 +274,7 @@ def add_take(
     try:
         moment = datetime.fromisoformat(taken_at.strip())
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=event_zone(event))
+            moment = moment.replace(tzinfo=events_service.event_zone(event))
         moment = to_utc(moment)  # the range of every time the service accepts
     except ValueError:
         raise PageRedirect(url, code="bad_time") from None
@@ -311,7 +306,7 @@ def keys_page(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "section": "keys",
         "keys": key_service.list_keys(session, event),
         "new_key": new_key,
-        "local": lambda moment: local(moment, event),
+        "local": lambda moment: events_service.local_time(event, moment),
         **outcome(request),
     }
     response = render(request, "admin/keys.html", context)

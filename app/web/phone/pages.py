@@ -23,7 +23,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
-from zoneinfo import ZoneInfo
 
 import anyio
 from fastapi import APIRouter, Form, Query, Request, Response
@@ -41,6 +40,7 @@ from app.core.deps import SessionDep, SettingsDep, database_slots
 from app.core.errors import AppError
 from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
+from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.deps import participant_of
 from app.events.models import Event, Participant
@@ -102,20 +102,13 @@ class GameView:
         return self.value[1] if lang == "ru" else self.value[0]
 
 
-def local_time(moment: datetime, event: Event) -> str:
-    """`HH:MM` (and the date when not today) in the event's time zone."""
-    try:
-        zone = ZoneInfo(event.timezone)
-    except Exception:
-        zone = ZoneInfo("UTC")
-    return moment.astimezone(zone).strftime("%d.%m %H:%M")
+PHONE_TIME = "%d.%m %H:%M"  # a take's time and the course window on the phone
 
 
 def course_state(event: Event, now: datetime) -> str:
-    """`before`, `open` or `closed`: where `now` is in the course window (RULES.md §1.1)."""
-    if now < event.opens_at:
-        return "before"
-    return "open" if now < event.closes_at else "closed"
+    """`before`, `open` or `closed`: where `now` is in the course window
+    (`event_rules.course_phase`, RULES.md §1.1)."""
+    return event_rules.course_phase(event.opens_at, event.closes_at, now)
 
 
 def game_view(session: SessionDep, participant: Participant) -> GameView:
@@ -133,7 +126,10 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
     takes = [
-        {**take.model_dump(), "local_time": local_time(take.taken_at, event)}
+        {
+            **take.model_dump(),
+            "local_time": event_service.local_time(event, take.taken_at, PHONE_TIME),
+        }
         for take in reversed(state.takes)
     ]
     return GameView(
@@ -219,8 +215,8 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "participant": participant,
         "event": event,
         "course": course_state(event, utcnow()),
-        "opens": local_time(event.opens_at, event),
-        "closes": local_time(event.closes_at, event),
+        "opens": event_service.local_time(event, event.opens_at, PHONE_TIME),
+        "closes": event_service.local_time(event, event.closes_at, PHONE_TIME),
         "view": game_view(session, participant),
         "message": request.query_params.get("m")
         and translate(negotiate(request), "game.msg." + request.query_params["m"]),
