@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules, views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
-from app.auctions.rules import AuctionStatus
+from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import (
     AuctionView,
     BidReceipt,
@@ -146,7 +146,9 @@ def open_auction(
     auction.current_round = 1
     auction.opened_at = now
     session.flush()
-    session.add(AuctionRound(auction_id=auction.id, number=1, status="open", opened_at=now))
+    session.add(
+        AuctionRound(auction_id=auction.id, number=1, status=RoundStatus.OPEN, opened_at=now)
+    )
     session.flush()
     record(
         session,
@@ -189,7 +191,7 @@ def _open_round(
     rules.check_round_open(_status(auction), auction.current_round if auction else 0, round_number)
     assert auction is not None
     current = repo.get_round(session, auction.id, auction.current_round)
-    assert current is not None and current.status == "open"
+    assert current is not None and current.status == RoundStatus.OPEN
     if current.number > 1:
         previous = repo.get_round(session, auction.id, current.number - 1)
         if previous is not None and not views.fully_revealed(previous):
@@ -582,7 +584,7 @@ def close_auction(
     outcome = _decide(session, event, current, sealed, ext, lots_seed)
     result = _round_result(outcome, revealed, current.number)
     now = utcnow()
-    current.status = "closed"
+    current.status = RoundStatus.CLOSED
     current.closed_at = now
     current.revealed, current.revealed_at = 0, None
     _settle(session, auction, current, outcome, result, sealed, ext, now)
@@ -720,7 +722,7 @@ def _open_tie_break_round(
         AuctionRound(
             auction_id=auction.id,
             number=auction.current_round,
-            status="open",
+            status=RoundStatus.OPEN,
             opened_at=now,
             eligible=sorted(by_external[b] for b in outcome.tie_break_bidders),
         )
@@ -777,7 +779,9 @@ def _winner_combination_id(
     for bid in sealed:
         if bid.bidder == winner:
             return bid.combination_id
-    earlier = [r for r in reversed(repo.rounds_of(session, auction.id)) if r.status == "closed"]
+    earlier = [
+        r for r in reversed(repo.rounds_of(session, auction.id)) if r.status == RoundStatus.CLOSED
+    ]
     return views.combination_of_bidder(earlier, winner)
 
 
@@ -918,7 +922,7 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> Au
     previous = repo.get_round(session, auction.id, auction.current_round)
     assert previous is not None
     undone = views.decision(previous)
-    previous.status = "open"
+    previous.status = RoundStatus.OPEN
     previous.closed_at = None
     previous.resolution = None
     previous.revealed, previous.revealed_at = 0, None
@@ -959,7 +963,7 @@ def _tie_break_to_remove(session: Session, auction: Auction, number: int) -> Auc
     if (
         auction.current_round != number + 1
         or tie_break is None
-        or tie_break.status != "open"
+        or tie_break.status != RoundStatus.OPEN
         or repo.bids_in_round(session, tie_break.id) > 0
     ):
         raise Conflict(
@@ -976,7 +980,7 @@ def _check_later_auctions_pending(session: Session, event: Event, place: int) ->
     order = rules.ceremony_order(event.award_places)
     statuses = _statuses(session, event.id)
     for later in order[order.index(place) + 1 :]:
-        if statuses.get(later, "pending") != "pending":
+        if statuses.get(later, AuctionStatus.PENDING) != AuctionStatus.PENDING:
             raise Conflict(
                 f"The auction for place {later} has already opened; the auction for place "
                 f"{place} can no longer be corrected.",
@@ -1009,7 +1013,7 @@ def verify_correct_round(
         raise NotFound(
             f"The auction for place {place} has no round {number}.", code="round_not_found"
         )
-    if rnd.status != "closed":
+    if rnd.status != RoundStatus.CLOSED:
         raise Conflict(
             f"Round {number} is still open; it takes bids (no correction needed).",
             code="round_not_closed",

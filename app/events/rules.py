@@ -8,11 +8,23 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime
+from enum import StrEnum
 
 from app.poker.cards import DECK
 
+
+class EventStatus(StrEnum):
+    """An event's status (a `str`: the database and JSON read the values)."""
+
+    DRAFT = "draft"
+    COURSE_OPEN = "course_open"
+    COURSE_CLOSED = "course_closed"
+    CEREMONY = "ceremony"
+    FINISHED = "finished"
+
+
 # The statuses of an event in their order; an event only ever moves forward.
-EVENT_STATUSES = ("draft", "course_open", "course_closed", "ceremony", "finished")
+EVENT_STATUSES = tuple(EventStatus)
 
 
 def status_index(status: str) -> int:
@@ -52,8 +64,8 @@ def effective_status(status: str, closes_at: datetime, now: datetime) -> str:
     reads as stored. No background job moves the stored status: reads derive it here, and
     the next status write (close now, a status move, the first auction) stores it.
     """
-    if status == "course_open" and now >= closes_at:
-        return "course_closed"
+    if status == EventStatus.COURSE_OPEN and now >= closes_at:
+        return EventStatus.COURSE_CLOSED
     return status
 
 

@@ -38,6 +38,7 @@ from app.events.formats import (
 )
 from app.events.models import Checkpoint, Event, Participant
 from app.events.qr import personal_url, take_url
+from app.events.rules import EventStatus
 from app.events.schemas import (
     AccessTokenIssued,
     CheckpointPublic,
@@ -128,7 +129,7 @@ def create_event(session: Session, data: EventCreate, actor: str = ORGANISER) ->
         hand_ranking=data.hand_ranking,
         save_codes_per_participant=data.save_codes_per_participant,
         award_places=data.award_places,
-        status="draft",
+        status=EventStatus.DRAFT,
     )
     session.add(event)
     session.flush()
@@ -212,7 +213,7 @@ def change_status(session: Session, event: Event, status: str, actor: str = ORGA
             f"The event is {status_at(event)}; it can only move forward, not to {status}.",
             code="status_not_forward",
         )
-    if event.status == "draft" and not repository.checkpoint_count(session, event.id):
+    if event.status == EventStatus.DRAFT and not repository.checkpoint_count(session, event.id):
         raise Conflict("Set the deck of checkpoints first.", code="deck_missing")
     previous, event.status = event.status, status
     session.flush()

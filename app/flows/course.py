@@ -22,13 +22,14 @@ from app.core.errors import Conflict
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
+from app.events.rules import EventStatus
 from app.events.schemas import EventUpdate
 from app.feed import freeze, projection
 from app.flows import event_setup
 from app.flows.schemas import EventChanged, ReplayRead
 
 JUDGING_FIELDS = ("opens_at", "closes_at", "hand_ranking")  # what the feed's outcomes rest on
-CLOSED = "course_closed"
+CLOSED = EventStatus.COURSE_CLOSED
 
 T = TypeVar("T")
 

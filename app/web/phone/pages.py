@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
+from app.auctions.rules import AuctionStatus
 from app.auctions.shapes import AuctionView, current_eligible
 from app.core import guard
 from app.core.config import Settings
@@ -437,7 +438,7 @@ def phone_ceremony_context(session: SessionDep, participant: Participant) -> dic
     ]
     # a place won, as far as revealed (RULES.md I-8, I-21): from the views themselves
     won = any(
-        v["status"] == "closed"
+        v["status"] == AuctionStatus.CLOSED
         and not v.get("revealing")
         and v.get("winner") == participant.external_id
         for v in views
