@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.auctions.rules import AuctionStatus, RoundStatus
 from app.events.models import Event, Participant
 from app.feed.models import Combination, Take
 
@@ -89,7 +90,7 @@ def places_being_revealed(session: Session, event_id: int) -> list[int]:
         .join(AuctionRound, AuctionRound.auction_id == Auction.id)
         .where(
             Auction.event_id == event_id,
-            AuctionRound.status == "closed",
+            AuctionRound.status == RoundStatus.CLOSED,
             AuctionRound.revealed_at.is_(None),
         )
         .distinct()
@@ -206,7 +207,7 @@ def used_combination_ids(session: Session, event_id: int) -> set[int]:
         .with_only_columns(Bid.combination_id)
         .join(AuctionRound, AuctionRound.id == Bid.round_id)
         .join(Auction, Auction.id == Bid.auction_id)
-        .where(Auction.event_id == event_id, AuctionRound.status == "closed")
+        .where(Auction.event_id == event_id, AuctionRound.status == RoundStatus.CLOSED)
     )
     return set(rows)
 
@@ -220,7 +221,7 @@ def combination_is_used(session: Session, event_id: int, combination_id: int) ->
         .join(Auction, Auction.id == Bid.auction_id)
         .where(
             Auction.event_id == event_id,
-            AuctionRound.status == "closed",
+            AuctionRound.status == RoundStatus.CLOSED,
             Bid.combination_id == combination_id,
         )
         .limit(1)
@@ -233,7 +234,7 @@ def winner_ids(session: Session, event_id: int) -> set[int]:
     rows = session.scalars(
         select(Auction.winner_participant_id).where(
             Auction.event_id == event_id,
-            Auction.status == "closed",
+            Auction.status == AuctionStatus.CLOSED,
             Auction.winner_participant_id.is_not(None),
         )
     )

@@ -36,8 +36,15 @@ class AuctionStatus(StrEnum):
     CLOSED = "closed"
 
 
+class RoundStatus(StrEnum):
+    """A round's status: bids are taken while "open"; "closed" once decided."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
 AUCTION_STATUSES = tuple(AuctionStatus)
-ROUND_STATUSES = ("open", "closed")
+ROUND_STATUSES = tuple(RoundStatus)
 COMMITMENT_VERSION = "rogaine-auction-bid/v1"
 
 Resolution = Literal["strongest", "no_bids", "tie_break", "only_bidder_left", "lots"]
@@ -78,20 +85,20 @@ def check_can_open(place: int, statuses: dict[int, str], award_places: int) -> N
         raise CeremonyOrderError(
             f"The auction for place {place} is already open.", code="auction_already_open"
         )
-    if status == "closed":
+    if status == AuctionStatus.CLOSED:
         raise CeremonyOrderError(
             f"The auction for place {place} is already closed.", code="auction_already_closed"
         )
     for other in ceremony_order(award_places):
         if other == place:
             break
-        other_status = statuses.get(other, "pending")
-        if other_status == "open":
+        other_status = statuses.get(other, AuctionStatus.PENDING)
+        if other_status == AuctionStatus.OPEN:
             raise CeremonyOrderError(
                 f"The auction for place {other} is still open; close it first.",
                 code="auction_in_progress",
             )
-        if other_status != "closed":
+        if other_status != AuctionStatus.CLOSED:
             raise CeremonyOrderError(
                 f"Places are auctioned from the lowest to the highest: "
                 f"the auction for place {other} comes before place {place}.",
@@ -106,13 +113,13 @@ def check_can_undo(place: int, statuses: dict[int, str], award_places: int) -> N
     is closed and every later place (higher) is still pending
     (`auction_not_closed`, `undo_too_late`).
     """
-    if statuses.get(place, "pending") != "closed":
+    if statuses.get(place, AuctionStatus.PENDING) != AuctionStatus.CLOSED:
         raise CeremonyOrderError(
             f"The auction for place {place} is not closed.", code="auction_not_closed"
         )
     order = ceremony_order(award_places)
     for later in order[order.index(place) + 1 :]:
-        if statuses.get(later, "pending") != "pending":
+        if statuses.get(later, AuctionStatus.PENDING) != AuctionStatus.PENDING:
             raise CeremonyOrderError(
                 f"The auction for place {later} has already opened; the close of place "
                 f"{place} can no longer be undone.",

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules, views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
-from app.auctions.rules import AuctionStatus
+from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import (
     AuctionView,
     BidReceipt,
@@ -49,6 +49,7 @@ from app.core import chain
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
+from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
@@ -102,9 +103,10 @@ def verify_open_auction(
     409 `reveal_pending` (an earlier auction is not fully revealed: its winner, who may
     not bid again, is not public yet; RULES.md I-21)."""
     _check_place(event, place)
-    if (now or utcnow()) < event.closes_at:
+    phase = event_rules.course_phase(event.opens_at, event.closes_at, now or utcnow())
+    if phase != event_rules.COURSE_CLOSED:
         raise Conflict(
-            f"The course closes at {event_service.local_time(event, event.closes_at)} "
+            f"The course closes at {event_service.zoned_time(event, event.closes_at)} "
             f"({event.closes_at.astimezone(UTC).isoformat()}); auctions open after that.",
             code="course_still_open",
         )
@@ -144,7 +146,9 @@ def open_auction(
     auction.current_round = 1
     auction.opened_at = now
     session.flush()
-    session.add(AuctionRound(auction_id=auction.id, number=1, status="open", opened_at=now))
+    session.add(
+        AuctionRound(auction_id=auction.id, number=1, status=RoundStatus.OPEN, opened_at=now)
+    )
     session.flush()
     record(
         session,
@@ -187,7 +191,7 @@ def _open_round(
     rules.check_round_open(_status(auction), auction.current_round if auction else 0, round_number)
     assert auction is not None
     current = repo.get_round(session, auction.id, auction.current_round)
-    assert current is not None and current.status == "open"
+    assert current is not None and current.status == RoundStatus.OPEN
     if current.number > 1:
         previous = repo.get_round(session, auction.id, current.number - 1)
         if previous is not None and not views.fully_revealed(previous):
@@ -580,7 +584,7 @@ def close_auction(
     outcome = _decide(session, event, current, sealed, ext, lots_seed)
     result = _round_result(outcome, revealed, current.number)
     now = utcnow()
-    current.status = "closed"
+    current.status = RoundStatus.CLOSED
     current.closed_at = now
     current.revealed, current.revealed_at = 0, None
     _settle(session, auction, current, outcome, result, sealed, ext, now)
@@ -718,7 +722,7 @@ def _open_tie_break_round(
         AuctionRound(
             auction_id=auction.id,
             number=auction.current_round,
-            status="open",
+            status=RoundStatus.OPEN,
             opened_at=now,
             eligible=sorted(by_external[b] for b in outcome.tie_break_bidders),
         )
@@ -775,7 +779,9 @@ def _winner_combination_id(
     for bid in sealed:
         if bid.bidder == winner:
             return bid.combination_id
-    earlier = [r for r in reversed(repo.rounds_of(session, auction.id)) if r.status == "closed"]
+    earlier = [
+        r for r in reversed(repo.rounds_of(session, auction.id)) if r.status == RoundStatus.CLOSED
+    ]
     return views.combination_of_bidder(earlier, winner)
 
 
@@ -916,7 +922,7 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> Au
     previous = repo.get_round(session, auction.id, auction.current_round)
     assert previous is not None
     undone = views.decision(previous)
-    previous.status = "open"
+    previous.status = RoundStatus.OPEN
     previous.closed_at = None
     previous.resolution = None
     previous.revealed, previous.revealed_at = 0, None
@@ -957,7 +963,7 @@ def _tie_break_to_remove(session: Session, auction: Auction, number: int) -> Auc
     if (
         auction.current_round != number + 1
         or tie_break is None
-        or tie_break.status != "open"
+        or tie_break.status != RoundStatus.OPEN
         or repo.bids_in_round(session, tie_break.id) > 0
     ):
         raise Conflict(
@@ -974,7 +980,7 @@ def _check_later_auctions_pending(session: Session, event: Event, place: int) ->
     order = rules.ceremony_order(event.award_places)
     statuses = _statuses(session, event.id)
     for later in order[order.index(place) + 1 :]:
-        if statuses.get(later, "pending") != "pending":
+        if statuses.get(later, AuctionStatus.PENDING) != AuctionStatus.PENDING:
             raise Conflict(
                 f"The auction for place {later} has already opened; the auction for place "
                 f"{place} can no longer be corrected.",
@@ -1007,7 +1013,7 @@ def verify_correct_round(
         raise NotFound(
             f"The auction for place {place} has no round {number}.", code="round_not_found"
         )
-    if rnd.status != "closed":
+    if rnd.status != RoundStatus.CLOSED:
         raise Conflict(
             f"Round {number} is still open; it takes bids (no correction needed).",
             code="round_not_closed",

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import rules
 from app.auctions.models import Auction, AuctionRound, Bid
-from app.auctions.rules import AuctionStatus
+from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import (
     AuctionHistory,
     AuctionView,
@@ -190,12 +190,12 @@ def reveal_state(rnd: AuctionRound) -> RevealState:
 
 def fully_revealed(rnd: AuctionRound) -> bool:
     """True for a closed round whose every step is revealed (`revealed_at` is set)."""
-    return rnd.status == "closed" and rnd.revealed_at is not None
+    return rnd.status == RoundStatus.CLOSED and rnd.revealed_at is not None
 
 
 def being_revealed(rnd: AuctionRound) -> bool:
     """True for a closed round not yet fully revealed."""
-    return rnd.status == "closed" and rnd.revealed_at is None
+    return rnd.status == RoundStatus.CLOSED and rnd.revealed_at is None
 
 
 def _without_rank(bid: RevealedBidView) -> RevealedBidView:
@@ -265,7 +265,7 @@ def _round_json(
         "eligible": None if rnd.eligible is None else [ext[p] for p in rnd.eligible],
         "bid_count": 0,
     }
-    if rnd.status == "open":
+    if rnd.status == RoundStatus.OPEN:
         bidders = repo.live_bidder_ids(session, rnd.id)
         data["bid_count"] = len(bidders)
         if caller.organiser:
@@ -393,9 +393,9 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     if hidden:  # closed, being revealed: nothing decided is shown yet
         status, number, winner = AuctionStatus.CLOSED, round_rows[-1].number, None
     current = next((r for r in rounds if r["number"] == number), None)
-    closed = [r for r in rounds if r["status"] == "closed"]
+    closed = [r for r in rounds if r["status"] == RoundStatus.CLOSED]
     last = closed[-1] if closed else None
-    live = current is not None and current["status"] == "open"
+    live = current is not None and current["status"] == RoundStatus.OPEN
     view: AuctionView = {
         "place": place,
         "status": status,
@@ -420,7 +420,11 @@ def stage_of(view: AuctionView) -> str:
     is being revealed `:revealed steps` (the live pages compare it, `app.live`)."""
     stage = f"{view['status']}:{view['round']}"
     if view.get("revealing"):
-        shown = [r.get("revealed", 0) for r in view.get("rounds", []) if r["status"] == "closed"]
+        shown = [
+            r.get("revealed", 0)
+            for r in view.get("rounds", [])
+            if r["status"] == RoundStatus.CLOSED
+        ]
         stage += f":{sum(shown)}"
     return stage
 
@@ -437,12 +441,12 @@ def public_stages(session: Session, event: Event) -> dict[int, str]:
             stages[place] = "pending:None"
             continue
         rounds = rows.get(auction.id, [])
-        revealing = next((r for r in rounds if r[1] == "closed" and r[3] is None), None)
+        revealing = next((r for r in rounds if r[1] == RoundStatus.CLOSED and r[3] is None), None)
         if revealing is None:
             stages[place] = f"{auction.status}:{auction.current_round}"
             continue
         number = revealing[0]
-        shown = sum(r[2] for r in rounds if r[1] == "closed" and r[0] <= number)
+        shown = sum(r[2] for r in rounds if r[1] == RoundStatus.CLOSED and r[0] <= number)
         stages[place] = f"closed:{number}:{shown}"
     return stages
 
@@ -480,7 +484,7 @@ def verify_receipt(session: Session, event: Event, place: int, receipt: str) -> 
     rnd = repo.round_by_id(session, bid.round_id)
     assert rnd is not None
     base = {"receipt": bid.receipt, "event_id": event.id, "place": place, "round": rnd.number}
-    if rnd.status != "closed":
+    if rnd.status != RoundStatus.CLOSED:
         raise Conflict(
             "The round of this bid is not closed yet; its nonce is still secret.",
             code="round_not_closed",
@@ -550,7 +554,7 @@ def results(session: Session, event: Event) -> Results:
             "place": place,
             "status": AuctionStatus.CLOSED if revealing else status_of(auction),
             "revealing": revealing,
-            "rounds": [r for r in rounds if r["status"] == "closed"],
+            "rounds": [r for r in rounds if r["status"] == RoundStatus.CLOSED],
         }
     places = [
         _place_result(session, place, auctions.get(place), history[place], ext, names)
@@ -665,11 +669,17 @@ def results_csv(session: Session, event: Event, *, log_head: str = "") -> str:
                         log_head,
                     ]
                 )
-        if auction["status"] != "closed" or auction["revealing"] or winners.get(place) is None:
+        if (
+            auction["status"] != AuctionStatus.CLOSED
+            or auction["revealing"]
+            or winners.get(place) is None
+        ):
             if auction["revealing"]:
                 status = "revealing"
             else:
-                status = "unawarded" if auction["status"] == "closed" else auction["status"]
+                status = (
+                    "unawarded" if auction["status"] == AuctionStatus.CLOSED else auction["status"]
+                )
             rows.append([place, "", "", "", "", "", "", "", "", status, log_head])
     return csvfiles.write(CSV_COLUMNS, rows)
 
@@ -681,7 +691,9 @@ def check_archivable(session: Session, event: Event) -> None:
     """Raise 409 `ceremony_not_revealed` while a round of the event's auctions is open or
     closed but not fully revealed: an archive would carry its sealed bids (RULES.md I-7,
     I-21). Export after the reveal, or before the first auction opens."""
-    open_places = sorted(p for p, s in statuses(session, event.id).items() if s == "open")
+    open_places = sorted(
+        p for p, s in statuses(session, event.id).items() if s == AuctionStatus.OPEN
+    )
     unrevealed = unrevealed_places(session, event.id)
     if open_places or unrevealed:
         parts = []

@@ -20,6 +20,7 @@ from app.events import service
 from app.events.formats import ParticipantRow
 from app.events.models import Event
 from app.events.qr import personal_url
+from app.events.rules import EventStatus
 from app.events.schemas import EventCreate
 
 DEMO_ACTOR = "demo"
@@ -168,7 +169,7 @@ def load_demo(
         place = layout.choice(PLACES)[0 if lang == "ru" else 1]
         checkpoint.hint = f"{place}; {card_hint(checkpoint.card, layout, lang)}"
     session.flush()
-    service.change_status(session, event, "course_open", actor=DEMO_ACTOR)
+    service.change_status(session, event, EventStatus.COURSE_OPEN, actor=DEMO_ACTOR)
     created = service.create_participants(
         session,
         event,

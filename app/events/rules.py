@@ -8,11 +8,23 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime
+from enum import StrEnum
 
 from app.poker.cards import DECK
 
+
+class EventStatus(StrEnum):
+    """An event's status (a `str`: the database and JSON read the values)."""
+
+    DRAFT = "draft"
+    COURSE_OPEN = "course_open"
+    COURSE_CLOSED = "course_closed"
+    CEREMONY = "ceremony"
+    FINISHED = "finished"
+
+
 # The statuses of an event in their order; an event only ever moves forward.
-EVENT_STATUSES = ("draft", "course_open", "course_closed", "ceremony", "finished")
+EVENT_STATUSES = tuple(EventStatus)
 
 
 def status_index(status: str) -> int:
@@ -28,6 +40,23 @@ def is_forward(current: str, target: str) -> bool:
     return status_index(target) > status_index(current)
 
 
+# Where a moment sits in the course window (`course_phase`).
+COURSE_BEFORE = "before"
+COURSE_OPEN = "open"
+COURSE_CLOSED = "closed"
+
+
+def course_phase(opens_at: datetime, closes_at: datetime, now: datetime) -> str:
+    """Where `now` sits in the course window [`opens_at`, `closes_at`) (aware UTC
+    datetimes): `COURSE_BEFORE` ("before") while `now < opens_at`, `COURSE_OPEN` ("open")
+    while `opens_at <= now < closes_at`, `COURSE_CLOSED` ("closed") from `closes_at` on.
+    RULES.md §1.1: the window is half-open, as for takes (a take at `closes_at` does
+    not count). The one place this comparison is written; callers pass their clock."""
+    if now < opens_at:
+        return COURSE_BEFORE
+    return COURSE_OPEN if now < closes_at else COURSE_CLOSED
+
+
 def effective_status(status: str, closes_at: datetime, now: datetime) -> str:
     """The event's status as of `now` (aware UTC datetimes): a stored `course_open`
     reads as `course_closed` once `now` has reached `closes_at`, since the course closes
@@ -35,8 +64,8 @@ def effective_status(status: str, closes_at: datetime, now: datetime) -> str:
     reads as stored. No background job moves the stored status: reads derive it here, and
     the next status write (close now, a status move, the first auction) stores it.
     """
-    if status == "course_open" and now >= closes_at:
-        return "course_closed"
+    if status == EventStatus.COURSE_OPEN and now >= closes_at:
+        return EventStatus.COURSE_CLOSED
     return status
 
 

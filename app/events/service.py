@@ -38,6 +38,7 @@ from app.events.formats import (
 )
 from app.events.models import Checkpoint, Event, Participant
 from app.events.qr import personal_url, take_url
+from app.events.rules import EventStatus
 from app.events.schemas import (
     AccessTokenIssued,
     CheckpointPublic,
@@ -128,7 +129,7 @@ def create_event(session: Session, data: EventCreate, actor: str = ORGANISER) ->
         hand_ranking=data.hand_ranking,
         save_codes_per_participant=data.save_codes_per_participant,
         award_places=data.award_places,
-        status="draft",
+        status=EventStatus.DRAFT,
     )
     session.add(event)
     session.flush()
@@ -212,7 +213,7 @@ def change_status(session: Session, event: Event, status: str, actor: str = ORGA
             f"The event is {status_at(event)}; it can only move forward, not to {status}.",
             code="status_not_forward",
         )
-    if event.status == "draft" and not repository.checkpoint_count(session, event.id):
+    if event.status == EventStatus.DRAFT and not repository.checkpoint_count(session, event.id):
         raise Conflict("Set the deck of checkpoints first.", code="deck_missing")
     previous, event.status = event.status, status
     session.flush()
@@ -247,15 +248,24 @@ def record_status(session: Session, event: Event, status: str, *, actor: str, ca
     return event
 
 
-def local_time(event: Event, moment: datetime) -> str:
-    """`moment` (aware UTC) in the event's IANA zone, e.g.
-    "2026-06-13 06:00 MSK (Europe/Moscow)" (UTC when the zone is unknown)."""
+def event_zone(event: Event) -> ZoneInfo:
+    """The event's IANA zone (`event.timezone`); UTC when the name is unknown or invalid."""
     try:
-        zone = ZoneInfo(event.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    local = moment.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone.key})"
+        return ZoneInfo(event.timezone)
+    except (ZoneInfoNotFoundError, ValueError, TypeError, OSError):
+        return ZoneInfo("UTC")
+
+
+def local_time(event: Event, moment: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """`moment` (aware) in the event's zone (`event_zone`), formatted by strftime `fmt`;
+    "" when `moment` is None. The one time-zone formatter of the pages and messages."""
+    return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
+
+
+def zoned_time(event: Event, moment: datetime) -> str:
+    """`moment` in the event's zone with its names, for messages, e.g.
+    "2026-06-13 06:00 MSK (Europe/Moscow)" (UTC when the zone is unknown)."""
+    return f"{local_time(event, moment, '%Y-%m-%d %H:%M %Z')} ({event_zone(event).key})"
 
 
 # --- checkpoints ----------------------------------------------------------------------

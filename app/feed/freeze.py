@@ -13,10 +13,11 @@ from sqlalchemy.orm import Session
 
 from app.core.errors import Conflict
 from app.events.models import Event
+from app.events.rules import EventStatus
 from app.feed import repository as repo
 
 FEED_CLOSED = "feed_closed"
-FROZEN_STATUSES = ("ceremony", "finished")
+FROZEN_STATUSES = (EventStatus.CEREMONY, EventStatus.FINISHED)
 
 
 def feed_frozen(session: Session, event: Event) -> bool:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.core import audit
 from app.core.db import utcnow
+from app.events import rules as event_rules
 from app.events.models import Event, Participant
 from app.feed import repository as repo
 from app.feed import rules
@@ -376,7 +377,8 @@ def warnings(session: Session, event: Event, *, now: datetime | None = None) -> 
     hand_full = repo.takes_with_reason_by_participant(session, event.id, rules.HAND_FULL)
     unknown = repo.unknown_code_takes(session, event.id, except_reason=VOIDED, limit=WARNINGS_LIMIT)
     return WarningsRead(
-        course_closed=now >= event.closes_at,
+        course_closed=event_rules.course_phase(event.opens_at, event.closes_at, now)
+        == event_rules.COURSE_CLOSED,
         future_takes=_future_takes(session, event),
         device_clocks=device_clock_warnings(session, event),
         unsaved_hands=_unsaved_hands(session, event),
@@ -432,7 +434,8 @@ def warnings_page(
     )
     page = slice(offset, offset + limit)
     return WarningsRead(
-        course_closed=utcnow() >= event.closes_at,
+        course_closed=event_rules.course_phase(event.opens_at, event.closes_at, utcnow())
+        == event_rules.COURSE_CLOSED,
         unsaved_hands=unsaved,
         hand_full=hand_full,
         unknown_codes=[_unknown_warning(t, p) for t, p in unknown],

@@ -30,12 +30,14 @@ from sqlalchemy.orm import Session
 
 from app.auctions import views as auction_views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
+from app.auctions.rules import RoundStatus
 from app.core import bulk, chain, ledger
 from app.core.audit import DECIDING_ACTIONS, AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
 from app.events import identity
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
+from app.events.rules import EventStatus
 from app.feed import projection
 from app.feed.models import (
     Combination,
@@ -427,7 +429,7 @@ def _restore_event_and_feed(
     source = archive["event"]
     # The event starts unfrozen so that the feed can be replayed; its status and freeze
     # are restored once the replay is done.
-    event_values = {**source, "status": "course_closed", "feed_frozen_at": None}
+    event_values = {**source, "status": EventStatus.COURSE_CLOSED, "feed_frozen_at": None}
     _insert(session, Event.__table__, [event_values], ids, lambda r: r)
     event_id = ids("event", source["id"])
     assert event_id is not None
@@ -574,7 +576,7 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
 def _reveal_of(row: dict[str, Any]) -> dict[str, Any]:
     """The reveal progress of an archived round; an archive made before the reveal existed
     (migration 0012) showed every closed round at its close: fully revealed."""
-    if "revealed" in row or row.get("status") != "closed":
+    if "revealed" in row or row.get("status") != RoundStatus.CLOSED:
         return {}
     bids = len((row.get("result") or {}).get("bids") or [])
     return {"revealed": bids + 1, "revealed_at": row.get("closed_at")}

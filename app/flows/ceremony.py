@@ -24,9 +24,10 @@ from app.core.db import utcnow
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
+from app.events.rules import EventStatus
 from app.flows import log_chain
 
-CEREMONY, FINISHED = "ceremony", "finished"
+CEREMONY, FINISHED = EventStatus.CEREMONY, EventStatus.FINISHED
 
 
 def open_auction(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:

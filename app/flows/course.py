@@ -22,13 +22,14 @@ from app.core.errors import Conflict
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
+from app.events.rules import EventStatus
 from app.events.schemas import EventUpdate
 from app.feed import freeze, projection
 from app.flows import event_setup
 from app.flows.schemas import EventChanged, ReplayRead
 
 JUDGING_FIELDS = ("opens_at", "closes_at", "hand_ranking")  # what the feed's outcomes rest on
-CLOSED = "course_closed"
+CLOSED = EventStatus.COURSE_CLOSED
 
 T = TypeVar("T")
 
@@ -111,15 +112,16 @@ def _check_course_open(event: Event, now: datetime) -> None:
     """Raise unless the course window is open at `now`: 409 `course_not_opened` before it
     opens (closing would end it before it began: change the window instead), 409
     `course_already_closed` once it has closed. Both name the time in event time."""
-    if now < event.opens_at:
+    phase = event_rules.course_phase(event.opens_at, event.closes_at, now)
+    if phase == event_rules.COURSE_BEFORE:
         raise Conflict(
-            f"The course opens at {event_service.local_time(event, event.opens_at)}; "
+            f"The course opens at {event_service.zoned_time(event, event.opens_at)}; "
             "it cannot close before it opens (change the window instead).",
             code="course_not_opened",
         )
-    if now >= event.closes_at:
+    if phase == event_rules.COURSE_CLOSED:
         raise Conflict(
-            f"The course already closed at {event_service.local_time(event, event.closes_at)}.",
+            f"The course already closed at {event_service.zoned_time(event, event.closes_at)}.",
             code="course_already_closed",
         )
 
@@ -188,12 +190,16 @@ def change_status(
     )
     if closes:
         auction_repo.lock_event(session, event.id)
-        if now < event.opens_at:
+        if event_rules.course_phase(event.opens_at, event.closes_at, now) == (
+            event_rules.COURSE_BEFORE
+        ):
             _check_course_open(event, now)
 
     def work() -> EventChanged:
         replay = None
-        if closes and now < event.closes_at:
+        if closes and event_rules.course_phase(event.opens_at, event.closes_at, now) != (
+            event_rules.COURSE_CLOSED
+        ):
             replay = _close_now(session, event, now, actor)
         event_service.change_status(session, event, status, actor=actor)
         return _answer(session, event, replay, dry_run)

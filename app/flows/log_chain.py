@@ -32,6 +32,7 @@ from app.core.audit import DECIDING_ACTIONS, AuditEntry
 from app.core.db import utcnow
 from app.events import identity
 from app.events.models import Event, Participant, ParticipantIdentity
+from app.events.rules import EventStatus
 from app.feed.models import ParticipantState, SourceClock, Take, TakeVoid
 
 HEAD_VERSION = 2  # `chain.event_head` with the event-level chains
@@ -179,7 +180,7 @@ def unfix_head(session: Session, event: Event) -> None:
 def final_head(event: Event) -> dict[str, Any] | None:
     """The head fixed at the finish (`fix_head`), or None while the event is not `finished`.
     Reads the event row only: its cost does not grow with the number of participants."""
-    return event.final_log_head if event.status == "finished" else None
+    return event.final_log_head if event.status == EventStatus.FINISHED else None
 
 
 def shown_head(session: Session, event: Event) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.orm import Session
 
 from app.auctions import views as auction_views
+from app.auctions.rules import AuctionStatus
 from app.core import iof as documents
 from app.core.db import utcnow
 from app.core.errors import Unprocessable
@@ -105,7 +106,7 @@ def result_list_xml(session: Session, event: Event) -> bytes:
     places = results["places"]
     complete = (
         bool(places)
-        and all(entry["status"] == "closed" for entry in places)
+        and all(entry["status"] == AuctionStatus.CLOSED for entry in places)
         and not any(auction["revealing"] for auction in results["auctions"])
     )
     return documents.result_list(

@@ -217,3 +217,18 @@ def test_moving_the_window_replays_recorded_takes(
     assert [(t["outcome"], t["reason"]) for t in state["takes"]] == [
         ("rejected", "outside_course_hours")
     ]
+
+
+def test_local_time_is_the_one_formatter_of_event_times() -> None:
+    from datetime import UTC, datetime
+
+    from app.events.models import Event
+    from app.events.service import local_time, zoned_time
+
+    moment = datetime(2026, 6, 13, 3, 0, tzinfo=UTC)  # Moscow is UTC+3: 06:00 local
+    moscow, nowhere = Event(timezone="Europe/Moscow"), Event(timezone="Nowhere/Atlantis")
+    assert local_time(moscow, moment) == "2026-06-13 06:00"
+    assert local_time(moscow, moment, "%d.%m %H:%M") == "13.06 06:00"
+    assert local_time(moscow, None) == ""
+    assert zoned_time(moscow, moment) == "2026-06-13 06:00 MSK (Europe/Moscow)"
+    assert zoned_time(nowhere, moment) == "2026-06-13 03:00 UTC (UTC)"  # unknown zone: UTC

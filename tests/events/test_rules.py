@@ -15,7 +15,7 @@ from app.events.codes import (
     unique_short_code,
 )
 from app.events.formats import parse_checkpoints_csv
-from app.events.rules import deal, effective_status, is_forward
+from app.events.rules import course_phase, deal, effective_status, is_forward
 from tests.factories import DECK
 
 
@@ -87,3 +87,15 @@ def test_the_status_follows_the_clock_past_the_closing() -> None:
     for status in ("draft", "course_closed", "ceremony", "finished"):
         assert effective_status(status, closes, closes + second) == status
         assert effective_status(status, closes, closes - second) == status
+
+
+def test_course_phase_is_the_half_open_window():
+    # RULES.md §1.1: [opens_at, closes_at); one second on either side of each edge
+    opens = datetime(2026, 6, 13, 6, 0, tzinfo=UTC)
+    closes = datetime(2026, 6, 13, 9, 0, tzinfo=UTC)
+    second = timedelta(seconds=1)
+    phases = [
+        course_phase(opens, closes, now)
+        for now in (opens - second, opens, closes - second, closes, closes + second)
+    ]
+    assert phases == ["before", "open", "open", "closed", "closed"]

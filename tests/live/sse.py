@@ -68,10 +68,10 @@ class Stream:
         finally:
             self.ended.set()
 
-    def next(self, timeout: float = 10.0) -> Message:
+    def next(self, timeout: float = 120.0) -> Message:
         return self.messages.get(timeout=timeout)
 
-    def until(self, predicate, timeout: float = 10.0) -> Message:
+    def until(self, predicate, timeout: float = 120.0) -> Message:
         """The first message matching `predicate` (others are skipped)."""
         while True:
             message = self.next(timeout)
@@ -83,5 +83,5 @@ class Stream:
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=60)
         self._conn.close()

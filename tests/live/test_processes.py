@@ -41,9 +41,10 @@ def uvicorn_processes(database_url: str, count: int = 1) -> Iterator[list[tuple[
         servers.append((f"http://127.0.0.1:{port}", process))
     try:
         for url, _ in servers:
-            for _ in range(600):  # bounded wait for the socket
+            deadline = time.monotonic() + 120  # bounded wait for the socket, in seconds
+            while time.monotonic() < deadline:
                 try:
-                    if httpx.get(f"{url}/healthz", timeout=1).is_success:
+                    if httpx.get(f"{url}/healthz", timeout=120).is_success:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.05)
@@ -64,7 +65,9 @@ def test_a_bid_in_one_process_moves_the_count_on_another_process_stream(pg_engin
     with uvicorn_processes(url, 2) as [(streamer, _), (writer, _)]:
         stream = Stream(f"{streamer}/api/v1/events/{event_id}/live?since=0").start()
         assert stream.next().event == "hello"
-        api = httpx.Client(base_url=f"{writer}/api/v1/events/{event_id}", headers=admin)
+        api = httpx.Client(
+            base_url=f"{writer}/api/v1/events/{event_id}", headers=admin, timeout=120
+        )
         assert api.post("/auctions/3/open").is_success
         opened = stream.until(lambda m: m.event == "auction")
         assert (opened.id, opened.data["status"], opened.data["bid_count"]) == ("1", "open", 0)
@@ -87,8 +90,8 @@ def test_sigterm_ends_open_streams_and_the_process(engine):
         process.send_signal(signal.SIGTERM)
         # Without the shutdown handling uvicorn would wait for the streams forever.
         # uvicorn exits by re-raising the signal it handled: -SIGTERM after a clean shutdown
-        assert process.wait(timeout=15) == -signal.SIGTERM
+        assert process.wait(timeout=120) == -signal.SIGTERM
         for stream in streams:
-            assert stream.ended.wait(timeout=5)
+            assert stream.ended.wait(timeout=60)
             stream.close()
         print(f"SIGTERM to exit: {time.monotonic() - sent:.2f} s")  # figures: README

@@ -33,7 +33,7 @@ def ceremony_event(engine):
 def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, admin):
     event_id, _anna, _boris, full, high = ceremony_event(live_server.engine)
     base = f"{live_server.url}/api/v1/events/{event_id}"
-    api = httpx.Client(base_url=base, headers=admin, timeout=10)
+    api = httpx.Client(base_url=base, headers=admin, timeout=120)
 
     first = Stream(f"{base}/live").start()
     # No Last-Event-ID: the current state of every topic (nothing changed yet: version 0).
@@ -147,7 +147,7 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
 
 
 def test_unknown_event_is_a_404_problem(live_server):
-    response = httpx.get(f"{live_server.url}/api/v1/events/999999/live")
+    response = httpx.get(f"{live_server.url}/api/v1/events/999999/live", timeout=120)
     assert response.status_code == 404
     assert response.json()["code"] == "event_not_found"
 
@@ -165,7 +165,7 @@ def test_event_changes_are_streamed_and_feed_counters_go_to_the_organiser_only(l
     assert feed.event == "feed" and feed.id is None
     assert (feed.data["participants"], feed.data["takes_total"]) == (2, 2)
 
-    response = httpx.post(f"{base}/status", json={"status": "ceremony"}, headers=admin)
+    response = httpx.post(f"{base}/status", json={"status": "ceremony"}, headers=admin, timeout=120)
     assert response.is_success
     for stream in (public, organiser):
         message = stream.until(lambda m: m.event == "event")

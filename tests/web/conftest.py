@@ -36,6 +36,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
+# Waits are deadlines for a condition, not speed limits: on a loaded CI machine a page may
+# take long; a generous deadline costs time only when something is broken.
+WAIT_S = 120.0
+WAIT_MS = int(WAIT_S * 1000)  # Playwright counts milliseconds
 AXE_SKIP = "axe-core (axe.min.js from the PyPI package axe-playwright-python) is not installed"
 
 
@@ -63,14 +67,13 @@ def live_server(engine: Engine) -> Iterator[LiveServer]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(200):  # bounded wait for the socket, 10 s at most
-        if server.started:
-            break
+    deadline = time.monotonic() + WAIT_S  # bounded wait for the socket
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started, "uvicorn did not start"
     yield LiveServer(url, engine)
     server.should_exit = True
-    thread.join(timeout=10)
+    thread.join(timeout=WAIT_S)
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +86,15 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+def new_context(browser, **options):
+    """`browser.new_context(**options)` whose pages wait up to WAIT_MS for selectors,
+    clicks and navigations (Playwright's own default is 30 s)."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(WAIT_MS)
+    context.set_default_navigation_timeout(WAIT_MS)
+    return context
 
 
 CSP_MESSAGE = "Content Security Policy"
@@ -111,8 +123,11 @@ def csp_watch(context) -> Iterator[list[str]]:
 def phone(browser):
     """A 360 px wide phone-like browser context (its own cookies), without service workers:
     the server-rendered pages (a phone without the offline mode; see test_browser_offline)."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 780}, device_scale_factor=1, service_workers="block"
+    context = new_context(
+        browser,
+        viewport={"width": 360, "height": 780},
+        device_scale_factor=1,
+        service_workers="block",
     )
     with csp_watch(context):
         yield context
@@ -122,13 +137,13 @@ def phone(browser):
 @pytest.fixture
 def desk(browser):
     """A 1280 px wide laptop browser context (its own cookies)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    context = new_context(browser, viewport={"width": 1280, "height": 800}, service_workers="block")
     with csp_watch(context):
         yield context
     context.close()
 
 
-def wait_until(page, expression: str, timeout: float = 15.0) -> None:
+def wait_until(page, expression: str, timeout: float = WAIT_S) -> None:
     """Poll the JavaScript `expression` until it is truthy (AssertionError after `timeout`
     seconds). Unlike `page.wait_for_function`, whose string predicates are `eval`ed in
     the page, `page.evaluate` is not refused by the pages' CSP (no 'unsafe-eval')."""

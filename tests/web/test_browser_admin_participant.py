@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
-from tests.web.conftest import LiveServer, axe_violations, screenshot
+from tests.web.conftest import WAIT_S, LiveServer, axe_violations, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -59,6 +59,7 @@ def feed_takes(live_server: LiveServer, event_id: int, codes: list[str]) -> list
         f"{live_server.url}/api/v1/events/{event_id}/takes",
         json={"takes": takes},
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=WAIT_S,
     )
     assert response.status_code == 200, response.text
     return response.json()["results"]

@@ -27,8 +27,10 @@ from app.events.models import Event
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_event, make_participant
 from tests.web.conftest import (
+    WAIT_S,
     axe_violations,
     confirm_close,
+    new_context,
     reveal_everything,
     screenshot,
     wait_until,
@@ -100,7 +102,9 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone, brow
         db.commit()
         event_id = event.id
         items = feed_items(event, people, opens, datetime.now(UTC))
-    api = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+    api = httpx.Client(
+        base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=WAIT_S
+    )
     response = api.post(f"/api/v1/events/{event_id}/takes", json={"takes": items})
     assert [r["outcome"] for r in response.json()["results"]] == ["counted"] * len(items)
 
@@ -212,7 +216,7 @@ def test_course_close_and_ceremony_from_the_pages(live_server, desk, phone, brow
     page.get_by_role("button", name="Да, закрыть аукцион").click()
     # The ceremony page as it was before the reveal, in a browser without JavaScript (the
     # page works without it, and does not update itself): it still offers the undo.
-    no_js = browser.new_context(viewport={"width": 1280, "height": 800}, java_script_enabled=False)
+    no_js = new_context(browser, viewport={"width": 1280, "height": 800}, java_script_enabled=False)
     stale = no_js.new_page()
     stale.goto(f"{url}/admin/events/{event_id}/ceremony")
     stale.fill("#token", ADMIN_TOKEN)

@@ -30,6 +30,7 @@ from tests.web.conftest import (
     check_page,
     confirm_close,
     confirm_code,
+    new_context,
     reveal_everything,
     screenshot,
     sign_in_organiser,
@@ -156,8 +157,8 @@ def test_an_event_from_the_pages_on_an_empty_database(live_server, desk, browser
 
     phones = {}
     for external_id, card in printed.items():
-        phones[external_id] = browser.new_context(
-            viewport={"width": 360, "height": 780}, service_workers="block"
+        phones[external_id] = new_context(
+            browser, viewport={"width": 360, "height": 780}, service_workers="block"
         ).new_page()
         phones[external_id].goto(card["url"])
         assert phones[external_id].url == f"{url}/me"

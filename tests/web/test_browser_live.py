@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from tests.live.test_stream import ceremony_event
-from tests.web.conftest import screenshot
+from tests.web.conftest import WAIT_MS, WAIT_S, new_context, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def desk_phone(browser):
     """A 1280 px wide browser context (its own cookies)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context = new_context(browser, viewport={"width": 1280, "height": 800})
     yield context
     context.close()
 
@@ -24,7 +24,9 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
     live_server, phone, desk_phone, admin
 ):
     event_id, anna, boris, full, high = ceremony_event(live_server.engine)
-    api = httpx.Client(base_url=f"{live_server.url}/api/v1/events/{event_id}", headers=admin)
+    api = httpx.Client(
+        base_url=f"{live_server.url}/api/v1/events/{event_id}", headers=admin, timeout=WAIT_S
+    )
     assert api.post("/auctions/3/open").is_success
     assert api.post(
         "/auctions/3/bids", json={"participant": "41", "combination_id": full}
@@ -51,7 +53,7 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
     assert api.post("/auctions/3/close").json()["winner"] == "41"
     # Closed, being revealed (RULES.md I-21): in place, the count only, no card.
     for page, _ in pages:
-        page.locator("#ceremony-live").get_by_text("идёт вскрытие ставок").wait_for(timeout=15000)
+        page.locator("#ceremony-live").get_by_text("идёт вскрытие ставок").wait_for(timeout=WAIT_MS)
         text = page.locator("#ceremony-live").inner_text()
         assert "Ставок: 2 · Ещё не вскрыто: 2" in text
         assert "A♥" not in text and "2♣" not in text and "Победитель" not in text
@@ -59,13 +61,13 @@ def test_phone_page_shows_the_result_in_place_when_the_auction_closes(
     # The projector's first step: Boris's high card (the weaker) appears in place.
     assert api.post("/auctions/3/reveal").json()["revealed"] == 1
     for page, _ in pages:
-        page.locator("#ceremony-live").get_by_text("Ещё не вскрыто: 1").wait_for(timeout=15000)
+        page.locator("#ceremony-live").get_by_text("Ещё не вскрыто: 1").wait_for(timeout=WAIT_MS)
         text = page.locator("#ceremony-live").inner_text()
         assert "2♣ 3♦ 4♥ 5♠ 7♣" in text and "A♥" not in text
     assert api.post("/auctions/3/reveal", json={"all": True}).json()["complete"] is True
 
     for (page, requests), width in zip(pages, (360, 1280), strict=True):
-        page.locator("#ceremony-live").get_by_text("Победитель: Анна").wait_for(timeout=15000)
+        page.locator("#ceremony-live").get_by_text("Победитель: Анна").wait_for(timeout=WAIT_MS)
         assert page.evaluate("window.__liveMarker") == "still here"
         assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
         text = page.locator("#ceremony-live").inner_text()
@@ -85,7 +87,9 @@ def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(live_s
     from tests.conftest import ADMIN_TOKEN
 
     event_id, _anna, _boris, full, high = ceremony_event(live_server.engine)
-    api = httpx.Client(base_url=f"{live_server.url}/api/v1/events/{event_id}", headers=admin)
+    api = httpx.Client(
+        base_url=f"{live_server.url}/api/v1/events/{event_id}", headers=admin, timeout=WAIT_S
+    )
     assert api.post("/auctions/3/open").is_success
     page = desk.new_page()
     page.goto(f"{live_server.url}/admin/login")
@@ -107,7 +111,7 @@ def test_organiser_ceremony_page_counts_bids_and_shows_the_close_in_place(live_s
     assert api.post("/auctions/3/close").json()["winner"] == "41"
     # The page fetches itself and swaps the ceremony panel: the organiser sees the decision
     # at once (the reveal is for everybody else), no close button.
-    page.locator("#live-ceremony").get_by_text("Победитель: Анна").wait_for(timeout=15000)
+    page.locator("#live-ceremony").get_by_text("Победитель: Анна").wait_for(timeout=WAIT_MS)
     assert page.locator("#live-ceremony form[action$='/auctions/3/close']").count() == 0
     assert page.locator("#on-behalf").count() == 0  # no bid on behalf: nothing is open
     assert page.evaluate("window.__liveMarker") == "still here"

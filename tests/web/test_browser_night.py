@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.events.models import Event
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import event_cp_code, make_combination, make_event, make_participant
-from tests.web.conftest import axe_violations, screenshot
+from tests.web.conftest import WAIT_S, axe_violations, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -114,6 +114,7 @@ def test_the_phone_at_night_light_and_dark(live_server, phone):
     opened = httpx.post(
         f"{live_server.url}/api/v1/events/{event_id}/auctions/3/open",
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=WAIT_S,
     )
     assert opened.status_code == 200, opened.text
     page.goto(f"{live_server.url}/me/ceremony")

@@ -30,7 +30,7 @@ from app.main import create_app
 from tests.conftest import make_settings
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
-from tests.web.conftest import axe_violations, free_port, screenshot
+from tests.web.conftest import WAIT_MS, WAIT_S, axe_violations, free_port, new_context, screenshot
 
 pytestmark = pytest.mark.browser
 DISPLAY = {"QH": "Q♥", "QD": "Q♦", "QC": "Q♣", "TS": "10♠", "AC": "A♣"}
@@ -55,7 +55,8 @@ class Server:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
-        for _ in range(200):  # bounded wait, 10 s at most
+        deadline = time.monotonic() + WAIT_S  # bounded wait for the socket
+        while time.monotonic() < deadline and self.thread.is_alive():
             if self.server.started:
                 return
             time.sleep(0.05)
@@ -64,7 +65,7 @@ class Server:
     def stop(self) -> None:
         assert self.server is not None and self.thread is not None
         self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=WAIT_S)
         with pytest.raises(httpx.TransportError):
             httpx.get(f"{self.url}/healthz", timeout=2)
 
@@ -81,7 +82,7 @@ def flaky_server(engine):
 @pytest.fixture
 def pwa_phone(browser):
     """A 360 px phone with service workers allowed (the offline mode)."""
-    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context = new_context(browser, viewport={"width": 360, "height": 780}, device_scale_factor=1)
     yield context
     context.close()
 
@@ -110,7 +111,7 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{url}/p/{anna.access_token}")
     assert page.url == f"{url}/me"
-    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
     assert page.locator("#offline-ready").inner_text().startswith("Офлайн-режим готов")
     screenshot(page, "offline-360-me-ready")
 
@@ -198,7 +199,7 @@ def test_a_participant_plays_offline_and_the_phone_syncs_when_the_server_is_back
     assert takes_stored(engine) == 0  # the server has stored nothing
 
     flaky_server.start()  # the network is back: the periodic retry sends the queue
-    page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+    page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
     assert page.locator("#take-status").get_attribute("data-pending") == "false"
     assert page.locator("#changes").count() == 0  # the server agreed on every outcome
     screenshot(page, "offline-360-synced")
@@ -234,7 +235,7 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
         event_id = event.id
     page = pwa_phone.new_page()
     page.goto(f"{url}/p/{anna.access_token}")
-    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
     flaky_server.stop()
     start = datetime.now(UTC)
     for card in ["QH", "QD", "QC", "TS", "AC"]:
@@ -251,7 +252,7 @@ def test_the_phone_says_what_the_server_changed(flaky_server, pwa_phone):
 
     flaky_server.start()
     page.click("#send-now")
-    page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+    page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
     assert hand_shown(page) == ["2♠", "Q♥", "Q♦", "Q♣", "10♠"]
     (change,) = page.locator("#changes li").all_inner_texts()
     # the CP by its number, never its code (issue 26 point 3)
@@ -299,7 +300,7 @@ def test_after_the_close_the_shell_offers_no_take_as_the_server_page(flaky_serve
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{url}/p/{anna.access_token}")
-    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
     pages = {"server": page.inner_text("main")}
     assert page.locator("#scan-button, #code").count() == 0  # the server's rule
     page.goto(f"{url}/me/offline")

@@ -15,7 +15,7 @@ from app.feed.models import Take
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
 from tests.offline.test_typed_codes import misread
-from tests.web.conftest import ARTIFACTS, screenshot
+from tests.web.conftest import ARTIFACTS, WAIT_MS, new_context, screenshot
 from tests.web.test_browser_offline import Server, hand_shown
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,7 @@ def flaky_server(engine):
 @pytest.fixture
 def pwa_phone(browser):
     """A 360 px phone with service workers allowed (the offline mode)."""
-    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context = new_context(browser, viewport={"width": 360, "height": 780}, device_scale_factor=1)
     yield context
     context.close()
 
@@ -51,7 +51,7 @@ def signed_in_phone(flaky_server, pwa_phone, external_id: str):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{flaky_server.url}/p/{anna.access_token}")
-    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+    page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
     return page, codes, errors
 
 
@@ -64,18 +64,18 @@ def test_no_false_server_changed_after_an_online_discard_then_a_scan(flaky_serve
     page, codes, errors = signed_in_phone(flaky_server, pwa_phone, "61")
     for card in ["QH", "QD", "QC", "TS", "AC"]:
         page.goto(f"{url}/t/{codes[card][0]}")
-        page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+        page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
     page.goto(f"{url}/me")
     page.fill("#code", codes["TS"][1])
     page.get_by_role("button", name="Проверить код").click()
     page.get_by_role("button", name="Да, сбросить").click()
     assert "/me/takes/" in page.url
-    page.wait_for_selector("html[data-offline=ready]", timeout=10_000)  # the data refreshed
+    page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)  # the data refreshed
 
     page.goto(f"{url}/t/{codes['KD'][0]}")
     page.wait_for_selector("#take-status")
     assert page.locator("h1").inner_text() == "Взятие засчитано"  # the phone's own result
-    page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+    page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
     assert page.locator("#changes li").count() == 0
     assert page.locator("h1").inner_text() == "Взятие засчитано"
     assert hand_shown(page) == ["Q♥", "Q♦", "Q♣", "A♣", "K♦"]
@@ -101,7 +101,7 @@ def test_a_typed_code_with_look_alikes_counts_offline(flaky_server, pwa_phone):
     screenshot(page, "forest-360-typed-offline")
     flaky_server.start()
     page.click("#send-now")
-    page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+    page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
     assert page.locator("#changes li").count() == 0
     with Session(flaky_server.engine) as db:
         (code,) = db.scalars(select(Take.code)).all()
@@ -158,7 +158,7 @@ def test_the_tile_shows_its_typed_code_and_the_review_list_its_takes(flaky_serve
         )  # fmt: skip
         db.commit()
         event_id, number = event.id, codes["QH"][2]
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    context = new_context(browser, viewport={"width": width, "height": 900})
     try:
         page = context.new_page()
         page.goto(f"{url}/admin/login")

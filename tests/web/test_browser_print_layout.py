@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
-from tests.web.conftest import csp_watch, screenshot, sign_in_organiser
+from tests.web.conftest import csp_watch, new_context, screenshot, sign_in_organiser
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,7 @@ def event_id(live_server) -> int:
 
 def organiser(browser, width: int):
     """The organiser's browser at `width` px (its own cookies)."""
-    return browser.new_context(viewport={"width": width, "height": 800}, service_workers="block")
+    return new_context(browser, viewport={"width": width, "height": 800}, service_workers="block")
 
 
 def test_the_participant_cards_fit_a_phone_in_one_column(live_server, browser, event_id):

@@ -22,7 +22,15 @@ from app.feed.models import Take
 from app.web.i18n import LANG_COOKIE
 from tests.factories import make_event, make_participant
 from tests.offline.test_offline_api import random_codes
-from tests.web.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, csp_watch, screenshot
+from tests.web.conftest import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_MS,
+    csp_watch,
+    new_context,
+    screenshot,
+)
 from tests.web.test_browser_offline import Server, hand_shown
 
 pytestmark = pytest.mark.browser
@@ -65,7 +73,7 @@ def camera_phone(browser, video: Path):
         args=[*CHROMIUM_ARGS, "--use-fake-ui-for-media-stream",
               "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}"],
     )  # fmt: skip
-    context = fake.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context = new_context(fake, viewport={"width": 360, "height": 780}, device_scale_factor=1)
     context.grant_permissions(["camera"])
     return fake, context
 
@@ -95,12 +103,12 @@ def test_the_in_app_scanner_records_the_take_of_a_tiles_qr(browser, server, tmp_
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/p/{anna.access_token}")
-            page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+            page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
             if network == "offline":
                 server.stop()
                 page.goto(f"{server.url}/me/offline")  # the shell, from the service worker
             page.click("#scan-button")
-            page.wait_for_selector("#big-card", timeout=15_000)  # decoded, /t/{code} opened
+            page.wait_for_selector("#big-card", timeout=WAIT_MS)  # decoded, /t/{code} opened
             assert page.locator("#big-card").inner_text() == "Q♥"
             assert page.locator("#discard-code").inner_text() == codes["QH"][1]
             assert page.evaluate("document.documentElement.dataset.scanner") in (None, "jsqr")
@@ -109,7 +117,7 @@ def test_the_in_app_scanner_records_the_take_of_a_tiles_qr(browser, server, tmp_
                 assert stored_codes(server.engine) == []
                 server.start()
                 page.click("#send-now")
-            page.wait_for_selector("#queue-count[data-count='0']", timeout=10_000)
+            page.wait_for_selector("#queue-count[data-count='0']", timeout=WAIT_MS)
             assert stored_codes(server.engine) == [codes["QH"][0]]
             assert hand_shown(page) == ["Q♥"]
             screenshot(page, f"scanner-360-{network}-result")
@@ -130,7 +138,7 @@ def test_the_scanner_says_when_a_qr_is_not_a_cps(browser, server, tmp_path):
             page = context.new_page()
             page.goto(f"{server.url}/p/{anna.access_token}")
             page.click("#scan-button")
-            page.wait_for_selector("#scan-status:has-text('Это не QR-код КП')", timeout=15_000)
+            page.wait_for_selector("#scan-status:has-text('Это не QR-код КП')", timeout=WAIT_MS)
             assert page.url == f"{server.url}/me"
             ARTIFACTS.mkdir(exist_ok=True)  # the scanner fills the screen: the viewport
             page.screenshot(path=ARTIFACTS / "scanner-360-not-a-cp.png")
@@ -156,7 +164,7 @@ def test_an_in_app_browser_is_told_what_to_do(browser, server, agent, warning):
     Chromium itself gets no warning."""
     anna, _ = participant_with_codes(server.engine, "84")
     options = {"user_agent": agent} if agent else {}
-    context = browser.new_context(viewport={"width": 360, "height": 780}, **options)
+    context = new_context(browser, viewport={"width": 360, "height": 780}, **options)
     try:
         page = context.new_page()
         page.goto(f"{server.url}/p/{anna.access_token}")
@@ -174,7 +182,7 @@ def test_an_in_app_browser_is_told_what_to_do(browser, server, agent, warning):
 def test_a_home_screen_app_without_its_queue_is_told_what_to_do(browser, server):
     """An app added to the home screen (display-mode standalone) with nothing stored: the
     offline page says to open the personal link in it while online."""
-    context = browser.new_context(viewport={"width": 360, "height": 780})
+    context = new_context(browser, viewport={"width": 360, "height": 780})
     try:
         page = context.new_page()
         page.add_init_script(
@@ -212,7 +220,7 @@ def test_a_phone_without_a_camera_is_told_plainly_and_given_the_code_field(
     camera device): the overlay closes, a plain notice (never the error's name) stands
     above the code field, which has the focus and is on screen at 360 px."""
     anna, _ = participant_with_codes(server.engine, "85")
-    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context = new_context(browser, viewport={"width": 360, "height": 780}, device_scale_factor=1)
     context.add_cookies([{"name": LANG_COOKIE, "value": lang, "url": server.url}])
     try:
         with csp_watch(context):
@@ -246,12 +254,12 @@ def test_a_phone_without_a_camera_is_told_plainly_and_given_the_code_field(
 def test_the_offline_page_without_a_camera_gives_the_code_field(browser, server):
     """The same in the offline shell (server stopped): the notice above its code field."""
     anna, _ = participant_with_codes(server.engine, "86")
-    context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=1)
+    context = new_context(browser, viewport={"width": 360, "height": 780}, device_scale_factor=1)
     try:
         context.add_init_script(REJECT_CAMERA % "NotFoundError")
         page = context.new_page()
         page.goto(f"{server.url}/p/{anna.access_token}")
-        page.wait_for_selector("html[data-offline=ready]", timeout=10_000)
+        page.wait_for_selector("html[data-offline=ready]", timeout=WAIT_MS)
         server.stop()
         page.goto(f"{server.url}/me/offline")
         page.click("#scan-button")

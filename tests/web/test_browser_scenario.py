@@ -21,7 +21,14 @@ from app.events.models import Event
 from app.feed.models import Take
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import discard_code, event_cp_code, make_event, make_participant
-from tests.web.conftest import axe_violations, confirm_close, confirm_code, screenshot, wait_until
+from tests.web.conftest import (
+    WAIT_S,
+    axe_violations,
+    confirm_close,
+    confirm_code,
+    screenshot,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +112,9 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     page.set_viewport_size({"width": 360, "height": 780})
 
     # Boris plays through the field feed (organiser API): 5 cards and a save, high card.
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as api:
+    with httpx.Client(
+        base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=WAIT_S
+    ) as api:
         start = datetime.now(UTC) - timedelta(minutes=30)
         takes = [
             {
@@ -157,7 +166,9 @@ def test_participant_plays_a_deal_and_wins_an_auction(live_server, phone, desk):
     assert len(receipt) >= 32
     screenshot(page, "participant-ceremony-bid-360")
     assert axe_violations(page) == []
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as api:
+    with httpx.Client(
+        base_url=url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=WAIT_S
+    ) as api:
         state = api.get(f"/api/v1/events/{event_id}/participants/12/state").json()
         combination_id = state["combinations"][0]["id"]
         response = api.post(

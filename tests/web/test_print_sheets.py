@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import ADMIN_TOKEN
 from tests.events.conftest import EVENT_BODY, full_deck
-from tests.web.conftest import ARTIFACTS, screenshot
+from tests.web.conftest import ARTIFACTS, WAIT_S, new_context, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -60,13 +60,13 @@ def pdf_pages(pdf: bytes) -> int:
 
 
 def test_checkpoint_sheet_fits_two_cps_per_a4_page(live_server, browser):
-    with httpx.Client(base_url=live_server.url, headers=ADMIN) as api:
+    with httpx.Client(base_url=live_server.url, headers=ADMIN, timeout=WAIT_S) as api:
         event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
         body = {"checkpoints": full_deck()}
         deck = api.put(f"/api/v1/events/{event_id}/checkpoints", json=body)
     assert deck.status_code == 200
-    context = browser.new_context(
-        viewport={"width": CP_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
+    context = new_context(
+        browser, viewport={"width": CP_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
     )
     page = context.new_page()
     page.goto(f"{live_server.url}/api/v1/events/{event_id}/print/checkpoints")
@@ -97,14 +97,14 @@ def test_checkpoint_sheet_fits_two_cps_per_a4_page(live_server, browser):
 
 
 def test_participant_cards_fit_their_boxes_at_a4(live_server, browser):
-    with httpx.Client(base_url=live_server.url, headers=ADMIN) as api:
+    with httpx.Client(base_url=live_server.url, headers=ADMIN, timeout=WAIT_S) as api:
         event_id = api.post("/api/v1/events", json=EVENT_BODY).json()["id"]
         for number in range(1, 8):
             body = {"name": f"Команда {number} Длинное Название", "external_id": str(number)}
             assert api.post(f"/api/v1/events/{event_id}/participants", json=body).is_success
         response = api.post(f"/api/v1/events/{event_id}/print/participant-cards")
-    context = browser.new_context(
-        viewport={"width": CARD_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
+    context = new_context(
+        browser, viewport={"width": CARD_PAGE_WIDTH, "height": 1000}, extra_http_headers=ADMIN
     )
     page = context.new_page()
     page.set_content(response.text.replace("<head>", f'<head><base href="{live_server.url}/">'))

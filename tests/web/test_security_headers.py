@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from app.main import create_app
 from tests.conftest import make_settings
 from tests.factories import make_event
-from tests.web.conftest import screenshot
+from tests.web.conftest import WAIT_MS, screenshot
 
 STRICT = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -63,6 +63,6 @@ def test_docs_work_under_their_policy(live_server, desk):
     page.goto(f"{live_server.url}/docs")
     # Swagger UI 5 renders the OpenAPI 3.1 schema under the docs policy: the API's title
     # (never Swagger UI 4's "Unable to render this definition" notice).
-    page.wait_for_selector(".swagger-ui .info", timeout=15000)
+    page.wait_for_selector(".swagger-ui .info", timeout=WAIT_MS)
     assert page.locator(".swagger-ui .version-pragma").count() == 0
     screenshot(page, "docs-1280")

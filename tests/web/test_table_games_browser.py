@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.games.test_locus_poker import GRID
-from tests.web.conftest import axe_violations, screenshot, wait_until
+from tests.web.conftest import WAIT_S, axe_violations, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -93,6 +93,7 @@ def test_locus_poker_against_the_computer(live_server, phone):
             "players": ["Ola", "Computer"],
             "options": {"grid": GRID, "opponent": "greedy"},
         },
+        timeout=WAIT_S,
     ).json()
     tokens = ",".join([created["table_token"], *created["player_tokens"]])
     page = phone.new_page()
@@ -123,6 +124,7 @@ def test_player_link_hands_the_token_to_the_locus_page(live_server, phone):
             "players": ["Ola", "Computer"],
             "options": {"grid": GRID, "opponent": "greedy"},
         },
+        timeout=WAIT_S,
     ).json()
     ola = created["player_tokens"][0]
     page = phone.new_page()

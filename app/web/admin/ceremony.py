@@ -17,9 +17,11 @@ from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
+from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import AuctionView, RoundView, current_eligible
 from app.core.db import utcnow
 from app.events import repository as events_repo
+from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.models import Event
 from app.feed import views as feed_views
@@ -71,11 +73,12 @@ def ceremony_context(
     allowed = allowed_steps(session, event, views)
     # the round that takes bids now (a tie-break round waits for the reveal of its tie)
     open_view = next(
-        (v for v in views if v["status"] == "open" and allowed[v["place"]]["close"]), None
+        (v for v in views if v["status"] == AuctionStatus.OPEN and allowed[v["place"]]["close"]),
+        None,
     )
     next_place = None
-    if not any(v["status"] == "open" for v in views):
-        next_place = next((v["place"] for v in views if v["status"] == "pending"), None)
+    if not any(v["status"] == AuctionStatus.OPEN for v in views):
+        next_place = next((v["place"] for v in views if v["status"] == AuctionStatus.PENDING), None)
     bidders = _bidders(session, event, open_view)
     chosen_name, usable = None, []
     if chosen and chosen in dict(bidders):
@@ -85,8 +88,9 @@ def ceremony_context(
         state = feed_views.participant_state(session, participant, as_participant=False)
         usable = feed_views.usable_combinations(state, ids)
     return {
-        "course_open": utcnow() < event.closes_at,
-        "closes_local": events_service.local_time(event, event.closes_at),
+        "course_open": event_rules.course_phase(event.opens_at, event.closes_at, utcnow())
+        != event_rules.COURSE_CLOSED,
+        "closes_local": events_service.zoned_time(event, event.closes_at),
         "next_place": next_place,
         "allowed": allowed,
         "open_place": open_view["place"] if open_view else None,
@@ -103,7 +107,7 @@ def _being_revealed(view: AuctionView) -> RoundView | None:
         (
             r
             for r in view.get("rounds", [])
-            if r["status"] == "closed" and r.get("revealed", 0) < r.get("steps", 0)
+            if r["status"] == RoundStatus.CLOSED and r.get("revealed", 0) < r.get("steps", 0)
         ),
         None,
     )
@@ -139,7 +143,7 @@ def confirmation(
             "lines": lines,
             "button": translate(lang, "ceremony.close_confirm.button"),
         }
-    tie_break = view["status"] == "open" and number > 1
+    tie_break = view["status"] == AuctionStatus.OPEN and number > 1
     reopened = number - 1 if tie_break else number
     lines = []
     if tie_break:
@@ -164,7 +168,7 @@ def projector_context(session: Session, event: Event, place: int) -> dict[str, A
     (the outcome is revealed); `latest` the id of the element revealed last (the page
     scrolls it into view); `can_reveal` the organiser's reveal buttons."""
     view = auction_views.auction_view(session, event, place, auction_views.PUBLIC)
-    closed = [r for r in view.get("rounds", []) if r["status"] == "closed"]
+    closed = [r for r in view.get("rounds", []) if r["status"] == RoundStatus.CLOSED]
     history = []
     for rnd in closed[:-1]:
         bids = sorted(

@@ -18,6 +18,7 @@ from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.events import rules as event_rules
 from app.events import service as event_service
+from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
 from app.events.rules import EVENT_STATUSES
@@ -25,7 +26,7 @@ from app.events.schemas import EventUpdate
 from app.feed import freeze
 from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
-from app.web.admin.pages import course_phase, event_zone, local
+from app.web.admin.pages import course_phase
 from app.web.common import render, see_other
 from app.web.forms import AdminPage, PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate
@@ -83,7 +84,7 @@ def parse_local(value: str, event: Event) -> datetime | None:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=event_zone(event))
+    return moment if moment.tzinfo else moment.replace(tzinfo=events_service.event_zone(event))
 
 
 def course_url(event: Event) -> str:
@@ -102,10 +103,10 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
         "section": "course",
         "phase": phase,
         "countdown_to": countdown_to.isoformat() if countdown_to else None,
-        "opens": local(event.opens_at, event),
-        "closes": local(event.closes_at, event),
-        "opens_input": local(event.opens_at, event, INPUT_FORMAT),
-        "closes_input": local(event.closes_at, event, INPUT_FORMAT),
+        "opens": events_service.local_time(event, event.opens_at),
+        "closes": events_service.local_time(event, event.closes_at),
+        "opens_input": events_service.local_time(event, event.opens_at, INPUT_FORMAT),
+        "closes_input": events_service.local_time(event, event.closes_at, INPUT_FORMAT),
         "frozen": freeze.feed_frozen(session, event),
         "next_statuses": [
             status
@@ -132,7 +133,11 @@ def _confirmation(
     action, title, button = CONFIRMATIONS[kind]
     when = None
     if kind != "window":
-        when = translate(lang, "course.close_confirm.when", time=local(utcnow(), event, "%H:%M:%S"))
+        when = translate(
+            lang,
+            "course.close_confirm.when",
+            time=events_service.local_time(event, utcnow(), "%H:%M:%S"),
+        )
     context = {
         "event": event,
         "section": "course",
@@ -141,8 +146,8 @@ def _confirmation(
         "heading": translate(
             lang,
             "course.new_window",
-            opens=local(changed.opens_at, event),
-            closes=local(changed.closes_at, event),
+            opens=events_service.local_time(event, changed.opens_at),
+            closes=events_service.local_time(event, changed.closes_at),
         ),
         "heading_zone": event.timezone,
         "when": when,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import quote
-from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, Request, Response
 from sqlalchemy.orm import Session
@@ -26,6 +25,7 @@ from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
 from app.events import repository as events_repo
+from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
@@ -93,7 +93,11 @@ def logout(request: Request, session: SessionDep) -> Response:
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
     events = events_repo.list_events(session)
-    context = {"events": events, "local": local, **outcome(request)}
+    context = {
+        "events": events,
+        "local": lambda moment, event: events_service.local_time(event, moment),
+        **outcome(request),
+    }
     return render(request, "admin/events.html", context)
 
 
@@ -106,24 +110,15 @@ def participant_url(event: Event, external_id: str) -> str:
     return f"/admin/events/{event.id}/participants/{quote(external_id)}"
 
 
-def event_zone(event: Event) -> ZoneInfo:
-    try:
-        return ZoneInfo(event.timezone)
-    except Exception:
-        return ZoneInfo("UTC")
-
-
-def local(moment: datetime | None, event: Event, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
-
-
 def course_phase(event: Event, now: datetime) -> tuple[str, datetime | None]:
-    """(`before` | `open` | `closed`, the moment the countdown runs to)."""
-    if now < event.opens_at:
-        return "before", event.opens_at
-    if now < event.closes_at:
-        return "open", event.closes_at
-    return "closed", None
+    """(`before` | `open` | `closed`, the moment the countdown runs to): where `now` sits
+    in the course window (`event_rules.course_phase`, RULES.md §1.1)."""
+    phase = event_rules.course_phase(event.opens_at, event.closes_at, now)
+    countdown = {
+        event_rules.COURSE_BEFORE: event.opens_at,
+        event_rules.COURSE_OPEN: event.closes_at,
+    }
+    return phase, countdown.get(phase)
 
 
 @router.get("/events/{event_id}")
@@ -143,8 +138,8 @@ def dashboard(
         "section": "dashboard",
         "phase": phase,
         "countdown_to": countdown_to.isoformat() if countdown_to else None,
-        "opens": local(event.opens_at, event),
-        "closes": local(event.closes_at, event),
+        "opens": events_service.local_time(event, event.opens_at),
+        "closes": events_service.local_time(event, event.closes_at),
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": warnings,
@@ -152,7 +147,7 @@ def dashboard(
         # one indexed count (flat in the number of participants); the list is its own page
         "review_open": device_trust.open_count(session, event.id),
         **printing.base_url_context(settings.base_url),
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
         **outcome(request),
     }
     return render(request, "admin/dashboard.html", context)
@@ -181,7 +176,7 @@ def warnings_page(
         "warnings": dashboard_flow.warnings_page(session, event, page),
         "page": page,
         "pages": -(-longest // per_page),
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
     }
     return render(request, "admin/warnings.html", context)
 
@@ -235,8 +230,8 @@ def participant_page(
         "participant": participant,
         "state": state,
         "log": log.items,
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
-        "now_local": local(utcnow(), event, "%Y-%m-%dT%H:%M"),
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
+        "now_local": events_service.local_time(event, utcnow(), "%Y-%m-%dT%H:%M"),
         **outcome(request),
     }
     return render(request, "admin/participant.html", context)
@@ -278,7 +273,7 @@ def add_take(
     try:
         moment = datetime.fromisoformat(taken_at.strip())
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=event_zone(event))
+            moment = moment.replace(tzinfo=events_service.event_zone(event))
         moment = to_utc(moment)  # the range of every time the service accepts
     except ValueError:
         raise PageRedirect(url, code="bad_time") from None
@@ -310,7 +305,7 @@ def keys_page(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "section": "keys",
         "keys": key_service.list_keys(session, event),
         "new_key": new_key,
-        "local": lambda moment: local(moment, event),
+        "local": lambda moment: events_service.local_time(event, moment),
         **outcome(request),
     }
     response = render(request, "admin/keys.html", context)
@@ -412,62 +407,109 @@ def ceremony_live(event: EventDep, session: SessionDep, _: OrganiserDep) -> dict
     return data
 
 
-CONFIRMED_ACTIONS = ("close", "undo")  # a step the organiser confirms on a page first
+def _ceremony_url(event: Event) -> str:
+    return f"/admin/events/{event.id}/ceremony"
 
 
-@router.post("/events/{event_id}/auctions/{place}/{action}")
-def auction_action(
+def _projector_url(event: Event, place: int) -> str:
+    return f"/admin/events/{event.id}/projector/{place}"
+
+
+@router.post("/events/{event_id}/auctions/{place}/open")
+def auction_open(event: EventDep, place: PathId, session: SessionDep, _: AdminPage) -> Response:
+    """Open auction `place` for sealed bids; back to the ceremony page."""
+    url = _ceremony_url(event)
+    with redirect_on_error(url):
+        ceremony_flow.open_auction(session, event, place, ORGANISER)
+    return done(url, "auction_open")
+
+
+@router.post("/events/{event_id}/auctions/{place}/close")
+def auction_close(
     event: EventDep,
     place: PathId,
-    action: str,
     request: Request,
     session: SessionDep,
     _: AdminPage,
     lots_seed: Annotated[str, Form()] = "",
-    participant: Annotated[str, Form()] = "",
-    combination_id: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
+) -> Response:
+    """Close auction `place` (optional `lots_seed`, digits, at most 18). Without
+    `confirm=1` a confirmation page says what will happen and nothing changes; with it,
+    the close is done and the projector follows."""
+    url = _ceremony_url(event)
+    if confirm != "1":
+        with redirect_on_error(url):
+            auction_service.verify_close_auction(session, event, place)
+        return _confirm_step(request, session, event, place, "close", lots_seed)
+    with redirect_on_error(url):
+        raw = lots_seed.strip()
+        seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
+        ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
+    return see_other(_projector_url(event, place))
+
+
+@router.post("/events/{event_id}/auctions/{place}/undo")
+def auction_undo(
+    event: EventDep,
+    place: PathId,
+    request: Request,
+    session: SessionDep,
+    _: AdminPage,
+    confirm: Annotated[str, Form()] = "",
+) -> Response:
+    """Undo the last close of auction `place`, while nothing of it is revealed. Without
+    `confirm=1` a confirmation page says what will happen and nothing changes."""
+    url = _ceremony_url(event)
+    if confirm != "1":
+        with redirect_on_error(url):
+            auction_service.verify_undo_close(session, event, place)
+        return _confirm_step(request, session, event, place, "undo", "")
+    with redirect_on_error(url):
+        ceremony_flow.undo_close(session, event, place, ORGANISER)
+    return done(url, "auction_undo")
+
+
+@router.post("/events/{event_id}/auctions/{place}/reveal")
+def auction_reveal(
+    event: EventDep,
+    place: PathId,
+    session: SessionDep,
+    _: AdminPage,
     all: Annotated[str, Form()] = "",
 ) -> Response:
-    """A ceremony step of auction `place`: `open`, `close` (optional `lots_seed`), `undo`
-    (the last close, while nothing of it is revealed), `reveal` (the next step, or every
-    step left with `all=1`; back to the projector), `bid` (on behalf of `participant`
-    with their `combination_id`, audited as the organiser's). A close and an undo first
-    show a confirmation page saying what will happen; with `confirm=1` they are done."""
-    url = f"/admin/events/{event.id}/ceremony"
-    projector_url = f"/admin/events/{event.id}/projector/{place}"
-    if action in CONFIRMED_ACTIONS and confirm != "1":
-        with redirect_on_error(url):
-            if action == "close":
-                auction_service.verify_close_auction(session, event, place)
-            else:
-                auction_service.verify_undo_close(session, event, place)
-        return _confirm_step(request, session, event, place, action, lots_seed)
-    with redirect_on_error(projector_url if action == "reveal" else url):
-        if action == "open":
-            ceremony_flow.open_auction(session, event, place, ORGANISER)
-        elif action == "close":
-            raw = lots_seed.strip()
-            seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
-            ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
-        elif action == "undo":
-            ceremony_flow.undo_close(session, event, place, ORGANISER)
-        elif action == "reveal":
-            ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
-        elif action == "bid" and combination_id.isdigit():
-            auction_service.place_bid(
-                session,
-                event,
-                place,
-                ORGANISER,
-                participant=participant or None,
-                combination_id=int(combination_id),
-            )
-        else:
-            return see_other(url)
-    if action in ("close", "reveal"):
-        return see_other(projector_url)
-    return done(url, "bid_placed" if action == "bid" else f"auction_{action}")
+    """Reveal the next step of auction `place` (every step left with `all=1`); back to
+    the projector (RULES.md I-21)."""
+    projector_url = _projector_url(event, place)
+    with redirect_on_error(projector_url):
+        ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
+    return see_other(projector_url)
+
+
+@router.post("/events/{event_id}/auctions/{place}/bid")
+def auction_bid(
+    event: EventDep,
+    place: PathId,
+    session: SessionDep,
+    _: AdminPage,
+    participant: Annotated[str, Form()] = "",
+    combination_id: Annotated[str, Form()] = "",
+) -> Response:
+    """A sealed bid in auction `place` on behalf of `participant` with their
+    `combination_id` (digits), audited as the organiser's; back to the ceremony page."""
+    url = _ceremony_url(event)
+    if not combination_id.isdigit():
+        return see_other(url)
+    with redirect_on_error(url):
+        auction_service.place_bid(
+            session,
+            event,
+            place,
+            ORGANISER,
+            participant=participant or None,
+            combination_id=int(combination_id),
+        )
+    return done(url, "bid_placed")
 
 
 def _confirm_step(
@@ -486,7 +528,7 @@ def _confirm_step(
         "fields": {"lots_seed": lots_seed.strip()}
         if action == "close" and lots_seed.strip()
         else {},
-        "cancel_url": f"/admin/events/{event.id}/ceremony",
+        "cancel_url": _ceremony_url(event),
     }
     return render(request, "admin/ceremony_confirm.html", context)
 

@@ -19,10 +19,10 @@ from fastapi import APIRouter, Form, Query, Request, Response
 
 from app.core.deps import SessionDep
 from app.core.types import Note, PathId, to_utc
+from app.events import service as events_service
 from app.events.deps import EventDep
 from app.flows import device_trust
 from app.web.admin.course import INPUT_FORMAT
-from app.web.admin.pages import event_zone, local
 from app.web.common import render
 from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
 
@@ -53,9 +53,11 @@ def review_page(
         "open": device_trust.open_count(session, event.id),
         "page": page,
         "pages": pages,
-        "deadline": local(deadline, event) if deadline else None,
-        "deadline_input": local(deadline, event, INPUT_FORMAT) if deadline else "",
-        "local": lambda moment: local(moment, event, "%d.%m %H:%M:%S"),
+        "deadline": events_service.local_time(event, deadline) if deadline else None,
+        "deadline_input": events_service.local_time(event, deadline, INPUT_FORMAT)
+        if deadline
+        else "",
+        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
         "parse": datetime.fromisoformat,
         **outcome(request),
     }
@@ -76,7 +78,7 @@ def set_deadline(
         try:
             moment = datetime.fromisoformat(deadline.strip())
             if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=event_zone(event))
+                moment = moment.replace(tzinfo=events_service.event_zone(event))
             moment = to_utc(moment)
         except ValueError:
             raise PageRedirect(url, code="bad_time") from None

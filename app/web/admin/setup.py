@@ -43,7 +43,6 @@ from app.flows import event_setup
 from app.flows.schemas import ReplayRead
 from app.web import sessions
 from app.web.admin.course import replay_lines
-from app.web.admin.pages import local
 from app.web.common import render
 from app.web.forms import (
     AdminPage,
@@ -113,8 +112,8 @@ def event_form_values(event: Event) -> dict[str, Any]:
     return {
         "name": event.name,
         "timezone": event.timezone,
-        "opens_at": local(event.opens_at, event, LOCAL_INPUT),
-        "closes_at": local(event.closes_at, event, LOCAL_INPUT),
+        "opens_at": events_service.local_time(event, event.opens_at, LOCAL_INPUT),
+        "closes_at": events_service.local_time(event, event.closes_at, LOCAL_INPUT),
         "hand_ranking": event.hand_ranking,
         "save_codes_per_participant": event.save_codes_per_participant,
         "award_places": event.award_places,
@@ -182,8 +181,8 @@ def event_settings(
         "section": "settings",
         "defaults": event_form_values(event),
         "has_takes": event_setup.has_takes(session, event),
-        "opens": local(event.opens_at, event),
-        "closes": local(event.closes_at, event),
+        "opens": events_service.local_time(event, event.opens_at),
+        "closes": events_service.local_time(event, event.closes_at),
     }
     return page(request, "admin/event_form.html", context)
 

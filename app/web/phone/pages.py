@@ -23,7 +23,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
-from zoneinfo import ZoneInfo
 
 import anyio
 from fastapi import APIRouter, Form, Query, Request, Response
@@ -33,7 +32,8 @@ from sqlalchemy.orm import Session
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
-from app.auctions.shapes import current_eligible
+from app.auctions.rules import AuctionStatus
+from app.auctions.shapes import AuctionView, current_eligible
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
@@ -41,6 +41,7 @@ from app.core.deps import SessionDep, SettingsDep, database_slots
 from app.core.errors import AppError
 from app.core.principal import Kind, identify
 from app.core.types import Code, FormId, Note, PathId
+from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.codes import looks_like_cp_code
 from app.events.deps import participant_of
@@ -103,20 +104,13 @@ class GameView:
         return self.value[1] if lang == "ru" else self.value[0]
 
 
-def local_time(moment: datetime, event: Event) -> str:
-    """`HH:MM` (and the date when not today) in the event's time zone."""
-    try:
-        zone = ZoneInfo(event.timezone)
-    except Exception:
-        zone = ZoneInfo("UTC")
-    return moment.astimezone(zone).strftime("%d.%m %H:%M")
+PHONE_TIME = "%d.%m %H:%M"  # a take's time and the course window on the phone
 
 
 def course_state(event: Event, now: datetime) -> str:
-    """`before`, `open` or `closed`: where `now` is in the course window (RULES.md §1.1)."""
-    if now < event.opens_at:
-        return "before"
-    return "open" if now < event.closes_at else "closed"
+    """`before`, `open` or `closed`: where `now` is in the course window
+    (`event_rules.course_phase`, RULES.md §1.1)."""
+    return event_rules.course_phase(event.opens_at, event.closes_at, now)
 
 
 def game_view(session: SessionDep, participant: Participant) -> GameView:
@@ -134,7 +128,10 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
     else:
         next_step = "decide" if state.discards_left > 0 else "must_save"
     takes = [
-        {**take.model_dump(), "local_time": local_time(take.taken_at, event)}
+        {
+            **take.model_dump(),
+            "local_time": event_service.local_time(event, take.taken_at, PHONE_TIME),
+        }
         for take in reversed(state.takes)
     ]
     return GameView(
@@ -220,8 +217,8 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "participant": participant,
         "event": event,
         "course": course_state(event, utcnow()),
-        "opens": local_time(event.opens_at, event),
-        "closes": local_time(event.closes_at, event),
+        "opens": event_service.local_time(event, event.opens_at, PHONE_TIME),
+        "closes": event_service.local_time(event, event.closes_at, PHONE_TIME),
         "view": game_view(session, participant),
         "message": request.query_params.get("m")
         and translate(negotiate(request), "game.msg." + request.query_params["m"]),
@@ -424,8 +421,16 @@ def sign_out() -> Response:
 # --- ceremony ----------------------------------------------------------------------
 
 
-def ceremony_context(session: SessionDep, participant: Participant) -> dict[str, Any]:
-    """The auctions as this participant may see them, and the combinations they may bid."""
+def _tie_break_only(view: AuctionView, participant: Participant) -> bool:
+    """Whether the round taking bids in `view` is a tie-break `participant` is not in."""
+    eligible = current_eligible(view)
+    return eligible is not None and participant.external_id not in eligible
+
+
+def phone_ceremony_context(session: SessionDep, participant: Participant) -> dict[str, Any]:
+    """The auctions as this participant may see them (copies with `tie_break_only` and
+    the allowed bid steps added; the service's views are not changed), the combinations
+    they may bid, the names, log head, live version and shape for the phone page."""
     event = session.get(Event, participant.event_id)
     assert event is not None
     caller = auction_views.Caller(organiser=False, participant=participant)
@@ -435,7 +440,7 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     ]
     # a place won, as far as revealed (RULES.md I-8, I-21): from the views themselves
     won = any(
-        v["status"] == "closed"
+        v["status"] == AuctionStatus.CLOSED
         and not v.get("revealing")
         and v.get("winner") == participant.external_id
         for v in views
@@ -448,14 +453,20 @@ def ceremony_context(session: SessionDep, participant: Participant) -> dict[str,
     # only the participants these views name, not the whole event (issue 18: a phone's
     # data is a small query set of its own)
     names = live_snapshots.names_in_views(session, event.id, views)
-    for view in views:  # a tie-break round is open to the tied bidders only (RULES.md I-9)
-        eligible = current_eligible(view)
-        view["tie_break_only"] = eligible is not None and participant.external_id not in eligible
-        allowed = auction_service.allowed_bid_steps(session, event, view, caller)
-        view.update(allowed)  # the bid and withdraw buttons the page may show
+    # the page's copies of the views (the service's own are not changed): a tie-break round
+    # is open to the tied bidders only (RULES.md I-9), and the bid and withdraw buttons
+    # the page may show
+    shown = [
+        {
+            **view,
+            "tie_break_only": _tie_break_only(view, participant),
+            **auction_service.allowed_bid_steps(session, event, view, caller),
+        }
+        for view in views
+    ]
     return {
         "event": event,
-        "auctions": views,
+        "auctions": shown,
         "usable": usable,
         "won": won,
         "names": names,
@@ -479,7 +490,7 @@ def ceremony(request: Request, session: SessionDep, participant: PhoneParticipan
         "notice": translate(lang, f"ceremony.{done}") if done else None,
         "error": translate(lang, f"error.{error}") if error else None,
         "live_text": live_texts.closed_auction_texts(lang),
-        **ceremony_context(session, participant),
+        **phone_ceremony_context(session, participant),
     }
     return render(request, "phone/ceremony.html", context)
 
