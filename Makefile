@@ -4,6 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# pytest-xdist workers of `make test` (each file on one worker; each worker its own
+# PostgreSQL database, tests/conftest.py); 0 runs the suite in this process.
+PYTEST_WORKERS ?= 2
 
 NPM    ?= npm
 NODE   ?= node
@@ -29,7 +32,7 @@ run: migrate
 test: install-dev lint-js test-js
 	$(BIN)/ruff check app tests benchmarks deploy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The front end's dev tools (eslint), pinned in package-lock.json, into ./node_modules;
 # installed again only when the lock file changes.

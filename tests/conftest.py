@@ -8,6 +8,7 @@ database is migrated once per run and emptied after each test.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from alembic import command
 from alembic.config import Config
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, create_engine, make_url, text
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
@@ -31,10 +32,29 @@ ADMIN_TOKEN = "test-organiser-token-0123456789"
 PG_SKIP_REASON = "TEST_DATABASE_URL is not set: PostgreSQL tests need a PostgreSQL server"
 
 
+@functools.cache
 def test_database_url() -> str | None:
-    """The PostgreSQL URL of this run, normalised to psycopg 3, or None."""
+    """The PostgreSQL URL of this run, normalised to psycopg 3, or None. Under
+    pytest-xdist each worker gets its own database, `<name>_<worker>` (created on first
+    use on the same server): the workers' truncations never meet."""
     url = os.environ.get("TEST_DATABASE_URL")
-    return Settings(database_url=url).database_url if url else None
+    if not url:
+        return None
+    url = Settings(database_url=url).database_url
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    base = make_url(url)
+    own = base.set(database=f"{base.database}_{worker}")
+    server = create_engine(base, isolation_level="AUTOCOMMIT")
+    with server.connect() as connection:
+        exists = connection.execute(
+            text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": own.database}
+        ).first()
+        if exists is None:
+            connection.execute(text(f'CREATE DATABASE "{own.database}"'))
+    server.dispose()
+    return own.render_as_string(hide_password=False)
 
 
 test_database_url.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
