@@ -4,9 +4,10 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
-# pytest-xdist workers of `make test` (each file on one worker; each worker its own
-# PostgreSQL database, tests/conftest.py); 0 runs the suite in this process.
-PYTEST_WORKERS ?= 2
+# pytest-xdist workers of `make test`: 0 runs the suite in this process (the default;
+# see README "Test"); N spreads the files over N workers, each with its own PostgreSQL
+# database (tests/conftest.py).
+PYTEST_WORKERS ?= 0
 
 NPM    ?= npm
 NODE   ?= node
