@@ -47,17 +47,17 @@ def replay_lines(lang: str, replay: ReplayRead | None, *, applied: bool) -> list
     lines = []
     if replay.stopped_counting:
         takes = count(lang, replay.stopped_counting, "noun.take")
-        lines.append(translate(lang, prefix + "stop", takes=takes, participants=participants))
+        lines.append(translate(lang, f"{prefix}stop", takes=takes, participants=participants))
     if replay.started_counting:
         takes = count(lang, replay.started_counting, "noun.take")
-        lines.append(translate(lang, prefix + "start", takes=takes))
+        lines.append(translate(lang, f"{prefix}start", takes=takes))
     other = replay.changed_outcomes - replay.stopped_counting - replay.started_counting
     if other:
-        lines.append(translate(lang, prefix + "reason", takes=count(lang, other, "noun.take")))
+        lines.append(translate(lang, f"{prefix}reason", takes=count(lang, other, "noun.take")))
     if not lines:
         everyone = count(lang, replay.participants, "noun.of_participant")
         takes = count(lang, replay.takes, "noun.take")
-        lines.append(translate(lang, prefix + "none", takes=takes, participants=everyone))
+        lines.append(translate(lang, f"{prefix}none", takes=takes, participants=everyone))
     return lines
 
 

@@ -221,7 +221,7 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "closes": event_service.local_time(event, event.closes_at, PHONE_TIME),
         "view": game_view(session, participant),
         "message": request.query_params.get("m")
-        and translate(negotiate(request), "game.msg." + request.query_params["m"]),
+        and translate(negotiate(request), f"game.msg.{request.query_params['m']}"),
         "message_kind": "info",
         "scanner_strings": scanner_strings(negotiate(request)),
     }
