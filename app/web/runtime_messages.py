@@ -13,7 +13,7 @@ Nothing imports this module at run time.
 from __future__ import annotations
 
 
-def N_(key: str) -> str:  # noqa: N802 (the gettext marker's conventional name)
+def N_(key: str) -> str:
     """Mark `key` as a message id for extraction; returns it unchanged."""
     return key
 
