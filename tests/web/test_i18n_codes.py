@@ -66,4 +66,3 @@ def test_a_label_translates_a_known_code_and_keeps_an_unknown_source():
     assert label("en", "reason_short", "duplicate") == "duplicate"
     assert label("ru", "source", "fixpoint-app") == "fixpoint-app"
     assert translate("ru", "error.csv_invalid").startswith("В CSV есть ошибки")
-
