@@ -37,6 +37,7 @@ KEYWORDS = {"t": (1,), "translate": (2,), "count": (3,), "N_": (1,)}
 PLURAL_PREFIX = "noun."
 # A whole key: a dotted name (or one word); a prefix like "game.msg." is not a message.
 KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_-]+)*")
+RUNTIME_START = "RUNTIME_MESSAGES = (\n"
 RUNTIME_END = ")  # end of RUNTIME_MESSAGES"
 HEADER = {
     "project": "rogaine-poker",
@@ -213,13 +214,16 @@ def merge_pairs(pairs: dict[str, tuple[str, str]], overwrite: bool) -> list[str]
 
 def add_runtime_keys(keys: Iterable[str]) -> list[str]:
     """List with `N_` in `app/web/runtime_messages.py` the `keys` Babel cannot find in
-    the code (so that `make messages` keeps them); the keys added."""
+    the code (so that `make messages` keeps them), the list kept sorted; the keys added."""
     found = extracted_keys()
     new = sorted(k for k in keys if k not in found)
     if new:
         text = RUNTIME_MODULE.read_text(encoding="utf-8")
-        lines = "".join(f'    N_("{key}"),\n' for key in new)
-        RUNTIME_MODULE.write_text(text.replace(RUNTIME_END, lines + RUNTIME_END), "utf-8")
+        start = text.index(RUNTIME_START) + len(RUNTIME_START)
+        end = text.index(RUNTIME_END)
+        listed = set(re.findall(r'N_\("([^"]+)"\)', text[start:end]))
+        lines = "".join(f'    N_("{key}"),\n' for key in sorted(listed | set(new)))
+        RUNTIME_MODULE.write_text(text[:start] + lines + text[end:], "utf-8")
     return new
 
 
