@@ -32,7 +32,7 @@ run: migrate
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/rogaine-poker serve
 
 test: install-dev lint-js test-js
-	$(BIN)/ruff check app tests benchmarks deploy
+	$(BIN)/ruff check app tests benchmarks deploy tools
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
@@ -50,8 +50,8 @@ test-js:
 	$(NODE) --test tests/js/*.test.js
 
 lint: install-dev
-	$(BIN)/ruff check app tests benchmarks deploy
-	$(BIN)/ruff format --check app tests benchmarks deploy
+	$(BIN)/ruff check app tests benchmarks deploy tools
+	$(BIN)/ruff format --check app tests benchmarks deploy tools
 
 # The message catalogues (docs/translating.md): `make messages` extracts the keys from the
 # code and templates with Babel into app/locale/messages.pot and updates every .po;
