@@ -12,7 +12,8 @@ PYTEST_WORKERS ?= 0
 NPM    ?= npm
 NODE   ?= node
 
-.PHONY: run test install install-dev install-js lint-js test-js migrate lint bench clean
+.PHONY: run test install install-dev install-js lint-js test-js migrate lint bench clean \
+        messages messages-from-dict
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +32,7 @@ run: migrate
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/rogaine-poker serve
 
 test: install-dev lint-js test-js
-	$(BIN)/ruff check app tests benchmarks deploy
+	$(BIN)/ruff check app tests benchmarks deploy tools
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
@@ -49,8 +50,18 @@ test-js:
 	$(NODE) --test tests/js/*.test.js
 
 lint: install-dev
-	$(BIN)/ruff check app tests benchmarks deploy
-	$(BIN)/ruff format --check app tests benchmarks deploy
+	$(BIN)/ruff check app tests benchmarks deploy tools
+	$(BIN)/ruff format --check app tests benchmarks deploy tools
+
+# The message catalogues (docs/translating.md): `make messages` extracts the keys from the
+# code and templates with Babel into app/locale/messages.pot and updates every .po;
+# `make messages-from-dict DICT="file.py ..."` merges (Russian, English) dictionary
+# literals into the .po files first (add OVERWRITE=1 to let the dictionary's texts win).
+messages: install-dev
+	$(BIN)/python -m tools.i18n extract
+
+messages-from-dict: install-dev
+	$(BIN)/python -m tools.i18n from-dict $(if $(OVERWRITE),--overwrite) $(DICT)
 
 bench: install-dev
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done

@@ -258,7 +258,7 @@ def event_zone(event: Event) -> ZoneInfo:
 
 def local_time(event: Event, moment: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
     """`moment` (aware) in the event's zone (`event_zone`), formatted by strftime `fmt`;
-    "" when `moment` is None. The one time-zone formatter of the pages and messages."""
+    "" when `moment` is None. For messages; the pages format with `app.web.dates`."""
     return moment.astimezone(event_zone(event)).strftime(fmt) if moment else ""
 
 

@@ -12,7 +12,7 @@ from app.events.rules import EVENT_STATUSES
 from app.feed.ingest import ORGANISER_SOURCE, PHONE_SOURCE
 from app.feed.rules import REASONS
 from app.poker.evaluator import CATEGORIES
-from app.web.i18n import BASE_KEYS, MESSAGES, SETUP_MESSAGES, label, translate
+from app.web.i18n import MESSAGES, label, translate
 
 APP = Path(__file__).resolve().parents[2] / "app"
 # Domains whose errors reach the organiser's and participants' pages (not the table games).
@@ -54,7 +54,7 @@ def test_the_domains_raise_codes_at_all():
 
 @pytest.mark.parametrize("key", codes_to_translate())
 def test_every_code_has_both_translations(key: str):
-    assert key in MESSAGES, f"{key} is missing from app/web/i18n.py"
+    assert key in MESSAGES, f"{key} is missing from app/locale/*/LC_MESSAGES/messages.po"
     russian, english = MESSAGES[key]
     assert CYRILLIC.search(russian), f"{key}: the Russian text has no Russian word"
     assert english and not CYRILLIC.search(english), f"{key}: the English text"
@@ -66,7 +66,3 @@ def test_a_label_translates_a_known_code_and_keeps_an_unknown_source():
     assert label("en", "reason_short", "duplicate") == "duplicate"
     assert label("ru", "source", "fixpoint-app") == "fixpoint-app"
     assert translate("ru", "error.csv_invalid").startswith("В CSV есть ошибки")
-
-
-def test_the_setup_messages_replace_no_other_message():
-    assert sorted(BASE_KEYS & SETUP_MESSAGES.keys()) == []

@@ -28,13 +28,14 @@ from app.flows import course as course_flow
 from app.flows.schemas import EventChanged, ReplayRead
 from app.web.admin.pages import course_phase
 from app.web.common import render, see_other
+from app.web.dates import INPUT_SECONDS, TIME_SECONDS, event_time
 from app.web.forms import AdminPage, PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 
 REPLAY_FIELDS = tuple(ReplayRead.model_fields)
-INPUT_FORMAT = "%Y-%m-%dT%H:%M:%S"  # <input type="datetime-local" step="1">, event time
+INPUT_FORMAT = INPUT_SECONDS  # <input type="datetime-local" step="1">, event time
 
 
 def replay_lines(lang: str, replay: ReplayRead | None, *, applied: bool) -> list[str]:
@@ -47,17 +48,17 @@ def replay_lines(lang: str, replay: ReplayRead | None, *, applied: bool) -> list
     lines = []
     if replay.stopped_counting:
         takes = count(lang, replay.stopped_counting, "noun.take")
-        lines.append(translate(lang, prefix + "stop", takes=takes, participants=participants))
+        lines.append(translate(lang, f"{prefix}stop", takes=takes, participants=participants))
     if replay.started_counting:
         takes = count(lang, replay.started_counting, "noun.take")
-        lines.append(translate(lang, prefix + "start", takes=takes))
+        lines.append(translate(lang, f"{prefix}start", takes=takes))
     other = replay.changed_outcomes - replay.stopped_counting - replay.started_counting
     if other:
-        lines.append(translate(lang, prefix + "reason", takes=count(lang, other, "noun.take")))
+        lines.append(translate(lang, f"{prefix}reason", takes=count(lang, other, "noun.take")))
     if not lines:
         everyone = count(lang, replay.participants, "noun.of_participant")
         takes = count(lang, replay.takes, "noun.take")
-        lines.append(translate(lang, prefix + "none", takes=takes, participants=everyone))
+        lines.append(translate(lang, f"{prefix}none", takes=takes, participants=everyone))
     return lines
 
 
@@ -103,10 +104,10 @@ def course_page(event: EventDep, request: Request, session: SessionDep, _: Admin
         "section": "course",
         "phase": phase,
         "countdown_to": countdown_to.isoformat() if countdown_to else None,
-        "opens": events_service.local_time(event, event.opens_at),
-        "closes": events_service.local_time(event, event.closes_at),
-        "opens_input": events_service.local_time(event, event.opens_at, INPUT_FORMAT),
-        "closes_input": events_service.local_time(event, event.closes_at, INPUT_FORMAT),
+        "opens": event_time(event, event.opens_at),
+        "closes": event_time(event, event.closes_at),
+        "opens_input": event_time(event, event.opens_at, INPUT_FORMAT),
+        "closes_input": event_time(event, event.closes_at, INPUT_FORMAT),
         "frozen": freeze.feed_frozen(session, event),
         "next_statuses": [
             status
@@ -136,7 +137,7 @@ def _confirmation(
         when = translate(
             lang,
             "course.close_confirm.when",
-            time=events_service.local_time(event, utcnow(), "%H:%M:%S"),
+            time=event_time(event, utcnow(), TIME_SECONDS),
         )
     context = {
         "event": event,
@@ -146,8 +147,8 @@ def _confirmation(
         "heading": translate(
             lang,
             "course.new_window",
-            opens=events_service.local_time(event, changed.opens_at),
-            closes=events_service.local_time(event, changed.closes_at),
+            opens=event_time(event, changed.opens_at),
+            closes=event_time(event, changed.closes_at),
         ),
         "heading_zone": event.timezone,
         "when": when,

@@ -41,6 +41,7 @@ from app.live import snapshots as live_snapshots
 from app.web import sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
+from app.web.dates import DAY_TIME_SECONDS, INPUT_MINUTES, event_time
 from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
 from app.web.i18n import negotiate
 
@@ -95,7 +96,7 @@ def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response
     events = events_repo.list_events(session)
     context = {
         "events": events,
-        "local": lambda moment, event: events_service.local_time(event, moment),
+        "local": lambda moment, event: event_time(event, moment),
         **outcome(request),
     }
     return render(request, "admin/events.html", context)
@@ -138,8 +139,8 @@ def dashboard(
         "section": "dashboard",
         "phase": phase,
         "countdown_to": countdown_to.isoformat() if countdown_to else None,
-        "opens": events_service.local_time(event, event.opens_at),
-        "closes": events_service.local_time(event, event.closes_at),
+        "opens": event_time(event, event.opens_at),
+        "closes": event_time(event, event.closes_at),
         "n": numbers,
         "live_version": live_snapshots.current_version(session, event.id),
         "warnings": warnings,
@@ -147,7 +148,7 @@ def dashboard(
         # one indexed count (flat in the number of participants); the list is its own page
         "review_open": device_trust.open_count(session, event.id),
         **printing.base_url_context(settings.base_url),
-        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
+        "local": lambda moment: event_time(event, moment, DAY_TIME_SECONDS),
         **outcome(request),
     }
     return render(request, "admin/dashboard.html", context)
@@ -176,7 +177,7 @@ def warnings_page(
         "warnings": dashboard_flow.warnings_page(session, event, page),
         "page": page,
         "pages": -(-longest // per_page),
-        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
+        "local": lambda moment: event_time(event, moment, DAY_TIME_SECONDS),
     }
     return render(request, "admin/warnings.html", context)
 
@@ -230,8 +231,8 @@ def participant_page(
         "participant": participant,
         "state": state,
         "log": log.items,
-        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
-        "now_local": events_service.local_time(event, utcnow(), "%Y-%m-%dT%H:%M"),
+        "local": lambda moment: event_time(event, moment, DAY_TIME_SECONDS),
+        "now_local": event_time(event, utcnow(), INPUT_MINUTES),
         **outcome(request),
     }
     return render(request, "admin/participant.html", context)
@@ -305,7 +306,7 @@ def keys_page(event: EventDep, request: Request, session: SessionDep, _: AdminPa
         "section": "keys",
         "keys": key_service.list_keys(session, event),
         "new_key": new_key,
-        "local": lambda moment: events_service.local_time(event, moment),
+        "local": lambda moment: event_time(event, moment),
         **outcome(request),
     }
     response = render(request, "admin/keys.html", context)

@@ -24,6 +24,7 @@ from app.events.deps import EventDep
 from app.flows import device_trust
 from app.web.admin.course import INPUT_FORMAT
 from app.web.common import render
+from app.web.dates import DAY_TIME_SECONDS, event_time
 from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -53,11 +54,9 @@ def review_page(
         "open": device_trust.open_count(session, event.id),
         "page": page,
         "pages": pages,
-        "deadline": events_service.local_time(event, deadline) if deadline else None,
-        "deadline_input": events_service.local_time(event, deadline, INPUT_FORMAT)
-        if deadline
-        else "",
-        "local": lambda moment: events_service.local_time(event, moment, "%d.%m %H:%M:%S"),
+        "deadline": event_time(event, deadline) if deadline else None,
+        "deadline_input": event_time(event, deadline, INPUT_FORMAT) if deadline else "",
+        "local": lambda moment: event_time(event, moment, DAY_TIME_SECONDS),
         "parse": datetime.fromisoformat,
         **outcome(request),
     }

@@ -44,6 +44,7 @@ from app.flows.schemas import ReplayRead
 from app.web import sessions
 from app.web.admin.course import replay_lines
 from app.web.common import render
+from app.web.dates import INPUT_MINUTES, event_time
 from app.web.forms import (
     AdminPage,
     done,
@@ -57,7 +58,7 @@ router = APIRouter(prefix="/admin", include_in_schema=False)
 
 LINK_FLASH_COOKIE = "rp_new_link"  # a personal link just issued, shown once
 DEFAULT_TIMEZONE = "Europe/Moscow"
-LOCAL_INPUT = "%Y-%m-%dT%H:%M"  # the value format of <input type="datetime-local">
+LOCAL_INPUT = INPUT_MINUTES  # the value format of <input type="datetime-local">
 Text = Annotated[str, Form()]
 
 
@@ -112,8 +113,8 @@ def event_form_values(event: Event) -> dict[str, Any]:
     return {
         "name": event.name,
         "timezone": event.timezone,
-        "opens_at": events_service.local_time(event, event.opens_at, LOCAL_INPUT),
-        "closes_at": events_service.local_time(event, event.closes_at, LOCAL_INPUT),
+        "opens_at": event_time(event, event.opens_at, LOCAL_INPUT),
+        "closes_at": event_time(event, event.closes_at, LOCAL_INPUT),
         "hand_ranking": event.hand_ranking,
         "save_codes_per_participant": event.save_codes_per_participant,
         "award_places": event.award_places,
@@ -181,8 +182,8 @@ def event_settings(
         "section": "settings",
         "defaults": event_form_values(event),
         "has_takes": event_setup.has_takes(session, event),
-        "opens": events_service.local_time(event, event.opens_at),
-        "closes": events_service.local_time(event, event.closes_at),
+        "opens": event_time(event, event.opens_at),
+        "closes": event_time(event, event.closes_at),
     }
     return page(request, "admin/event_form.html", context)
 

@@ -46,7 +46,7 @@ router = APIRouter(include_in_schema=False)
 
 OFFLINE_DIR = STATIC_DIR / "offline"
 DEVICE_PATTERN = r"^phone-[a-z0-9]{8,32}$"
-# Catalogue keys the app shell needs (both languages are in app/web/i18n.py).
+# Catalogue keys the app shell needs (app/locale/*/LC_MESSAGES/messages.po).
 SHELL_PREFIXES = (
     "take.", "reason.", "outcome.", "confirm.", "next.", "game.", "category.", "kind.",
     "offline.", "common.", "app.", "scan.", "hints.",
@@ -78,7 +78,8 @@ def worker_version() -> str:
     files = [*sorted(OFFLINE_DIR.iterdir()), STATIC_DIR / "app.css", STATIC_DIR / "favicon.svg",
              STATIC_DIR / "vendor" / "jsqr" / "jsQR.js",
              TEMPLATES_DIR / "base.html", TEMPLATES_DIR / "phone" / "base.html",
-             TEMPLATES_DIR / "phone" / "offline.html", Path(i18n.__file__)]  # fmt: skip
+             TEMPLATES_DIR / "phone" / "offline.html", Path(i18n.__file__),
+             *(i18n.catalogue_path(lang) for lang in i18n.LANGUAGES)]  # fmt: skip
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]

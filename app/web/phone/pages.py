@@ -57,6 +57,7 @@ from app.live import snapshots as live_snapshots
 from app.poker.evaluator import partial_value
 from app.web import sessions
 from app.web.common import render, see_other
+from app.web.dates import DAY_TIME, event_time
 from app.web.forms import (
     OrganiserOrVisitor,
     PhoneParticipant,
@@ -104,7 +105,7 @@ class GameView:
         return self.value[1] if lang == "ru" else self.value[0]
 
 
-PHONE_TIME = "%d.%m %H:%M"  # a take's time and the course window on the phone
+PHONE_TIME = DAY_TIME  # a take's time and the course window on the phone
 
 
 def course_state(event: Event, now: datetime) -> str:
@@ -130,7 +131,7 @@ def game_view(session: SessionDep, participant: Participant) -> GameView:
     takes = [
         {
             **take.model_dump(),
-            "local_time": event_service.local_time(event, take.taken_at, PHONE_TIME),
+            "local_time": event_time(event, take.taken_at, PHONE_TIME),
         }
         for take in reversed(state.takes)
     ]
@@ -217,11 +218,11 @@ def my_game(request: Request, session: SessionDep, participant: PhoneParticipant
         "participant": participant,
         "event": event,
         "course": course_state(event, utcnow()),
-        "opens": event_service.local_time(event, event.opens_at, PHONE_TIME),
-        "closes": event_service.local_time(event, event.closes_at, PHONE_TIME),
+        "opens": event_time(event, event.opens_at, PHONE_TIME),
+        "closes": event_time(event, event.closes_at, PHONE_TIME),
         "view": game_view(session, participant),
         "message": request.query_params.get("m")
-        and translate(negotiate(request), "game.msg." + request.query_params["m"]),
+        and translate(negotiate(request), f"game.msg.{request.query_params['m']}"),
         "message_kind": "info",
         "scanner_strings": scanner_strings(negotiate(request)),
     }

@@ -30,126 +30,13 @@ from app.web.common import render
 
 router = APIRouter(include_in_schema=False)
 
-# key -> (Russian, English); merged into the shared catalogue without overriding it.
-MESSAGES: dict[str, tuple[str, str]] = {
-    "games.players": ("Игроки", "Players"),
-    "games.player_n": ("Игрок {n}", "Player {n}"),
-    "games.start": ("Начать игру", "Start the game"),
-    "games.options": ("Настройки", "Options"),
-    "games.no_tokens": (
-        "Это окно только показывает игру: ходить можно с устройства, на котором её начали.",
-        "This window only shows the game: moves are made on the device that started it.",
-    ),
-    "games.loading": ("Загрузка…", "Loading…"),
-    "games.over": ("Игра окончена", "Game over"),
-    "games.place": ("Место", "Place"),
-    "games.total": ("Итог", "Total"),
-    "games.new": ("Новая игра", "New game"),
-    "games.to_move": ("Ходит: {name}", "To move: {name}"),
-    "games.winner": ("Победитель: {name}", "Winner: {name}"),
-    "games.draw": ("Ничья", "Draw"),
-    "games.error": ("Ошибка", "Error"),
-    "link.not_found": ("Ссылка не найдена", "Link not found"),
-    "link.not_found_lead": (
-        "Такой ссылки на игру нет. Проверьте, что она скопирована целиком.",
-        "There is no game with this link. Check that it was copied in full.",
-    ),
-    # poker dice
-    "dice.title": ("Покер в кости", "Poker dice"),
-    "dice.lead": (
-        "Общая таблица для одного стола: телефон передаётся по кругу. Пять костей, до трёх "
-        "бросков за ход, 17 граф.",
-        "One shared score sheet for a table: pass the phone round. Five dice, up to three "
-        "rolls a turn, 17 columns.",
-    ),
-    "dice.names_help": (
-        "По одному имени в строке, в порядке рассадки.",
-        "One name a line, in seating order.",
-    ),
-    "dice.mode": ("Кости", "Dice"),
-    "dice.mode.digital": ("Бросает сервис", "The service rolls"),
-    "dice.mode.physical": (
-        "Настоящие кости: вводим выпавшие значения",
-        "Real dice: enter the values",
-    ),
-    "dice.excess": ("Больше трёх костей в первой серии", "More than three dice in series 1"),
-    "dice.excess.seed": ("+3 × номинал (как в правилах)", "+3 × face (as the rules say)"),
-    "dice.excess.per_extra_die": ("+ номинал за каждую лишнюю кость", "+ face per extra die"),
-    "dice.roll_off": ("Жребий: кто начинает", "Roll-off: who starts"),
-    "dice.roll_off_help": (
-        "Каждый бросает пять костей; начинает сумма побольше, при равенстве перебрасывают.",
-        "Everyone rolls five dice; the highest total starts, a tie rolls again.",
-    ),
-    "dice.roll": ("Бросить", "Roll"),
-    "dice.roll_n": ("Бросок {n} из 3", "Roll {n} of 3"),
-    "dice.keep_help": (
-        "Нажмите на кости, которые оставить, и бросьте остальные — или впишите результат в "
-        "таблицу.",
-        "Tap the dice to keep and roll the rest — or write the dice into the sheet.",
-    ),
-    "dice.enter_values": ("Выпавшие значения", "Values rolled"),
-    "dice.kept": ("оставлена", "kept"),
-    "dice.write": ("Вписать", "Write"),
-    "dice.sheet": ("Таблица", "Score sheet"),
-    "dice.starts": ("Начинает {name}", "{name} starts"),
-    "dice.first_roll": ("с первого броска ×2", "first roll ×2"),
-    "dice.col.ones": ("Единицы", "Ones"),
-    "dice.col.twos": ("Двойки", "Twos"),
-    "dice.col.threes": ("Тройки", "Threes"),
-    "dice.col.fours": ("Четвёрки", "Fours"),
-    "dice.col.fives": ("Пятёрки", "Fives"),
-    "dice.col.sixes": ("Шестёрки", "Sixes"),
-    "dice.col.subtotal": ("Промежуточный итог (+50 при ≥ 0)", "Subtotal (+50 when ≥ 0)"),
-    "dice.col.pair": ("Пара", "Pair"),
-    "dice.col.two_pairs": ("Две пары", "Two pairs"),
-    "dice.col.three_of_a_kind": ("Тройка", "Three of a kind"),
-    "dice.col.small_straight": ("Малый стрит 1–5", "Small straight 1–5"),
-    "dice.col.large_straight": ("Большой стрит 2–6", "Large straight 2–6"),
-    "dice.col.full_house": ("Фул", "Full house"),
-    "dice.col.four_of_a_kind": ("Каре", "Four of a kind"),
-    "dice.col.poker": ("Покер", "Poker"),
-    "dice.col.chance": ("Шанс", "Chance"),
-    "dice.col.total": ("Итог", "Total"),
-    # Locus Poker
-    "locus.title": ("Локус-покер", "Locus Poker"),
-    "locus.lead": (
-        "Двое за одним экраном или против компьютера. Ставьте фишку на карту открытой или "
-        "закрытой (джокер на этот ход); очки — лучшая комбинация вокруг карты и бонус за "
-        "соседние фишки.",
-        "Two people on one screen or against the computer. Put a chip on a card face up or "
-        "face down (a joker for this turn); you score the best combination around the card "
-        "and a bonus for neighbouring chips.",
-    ),
-    "locus.size": ("Размер сетки (столбцы × строки)", "Grid size (columns × rows)"),
-    "locus.opponent": ("Соперник", "Opponent"),
-    "locus.opponent.human": ("Второй человек на этом устройстве", "A second person on this device"),
-    "locus.opponent.greedy": ("Компьютер", "The computer"),
-    "locus.computer": ("Компьютер", "Computer"),
-    "locus.chips_left": ("фишек: {n}", "chips: {n}"),
-    "locus.pick": ("Выберите карту.", "Pick a card."),
-    "locus.face_up": ("Открыто: {score}", "Face up: {score}"),
-    "locus.face_down": ("Закрыто (джокер): {score}", "Face down (joker): {score}"),
-    "locus.turns": ("Ходы", "Turns"),
-    "locus.hand": ("рука", "hand"),
-    "locus.bonus": ("бонус", "bonus"),
-    "locus.cat.nothing": ("ничего", "nothing"),
-    "locus.cat.one_pair": ("пара", "pair"),
-    "locus.cat.two_pair": ("две пары", "two pair"),
-    "locus.cat.three_of_a_kind": ("тройка", "three of a kind"),
-    "locus.cat.straight": ("стрит", "straight"),
-    "locus.cat.flush": ("флеш", "flush"),
-    "locus.cat.full_house": ("фул", "full house"),
-    "locus.cat.four_of_a_kind": ("каре", "four of a kind"),
-    "locus.cat.straight_flush": ("стрит-флеш", "straight flush"),
-}
-for _key, _pair in MESSAGES.items():
-    i18n.MESSAGES.setdefault(_key, _pair)
+# The pages' messages are in app/locale/*/LC_MESSAGES/messages.po (docs/translating.md).
 
 # module -> the path of its page (the game id appended); the pages `/g/{token}` hands over to.
 PAGES: dict[str, str] = {"poker-dice": "/games/poker-dice/", "locus-poker": "/games/locus-poker/"}
 
-DICE_JS_KEYS = [k for k in MESSAGES if k.startswith(("games.", "dice."))]
-LOCUS_JS_KEYS = [k for k in MESSAGES if k.startswith(("games.", "locus."))]
+DICE_JS_KEYS = i18n.message_ids("games.", "dice.")
+LOCUS_JS_KEYS = i18n.message_ids("games.", "locus.")
 
 
 def page_link(module: str, game_id: int, token: str, seat: int | None) -> str | None:

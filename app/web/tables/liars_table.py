@@ -30,112 +30,13 @@ from app.core.errors import AppError
 from app.core.principal import identify
 from app.games import service
 from app.games.deps import GAME_KINDS, viewer_of
-from app.web import i18n
 from app.web.common import render, see_other
 from app.web.tables.extra_games import page_link
 
 router = APIRouter(include_in_schema=False)
 MODULE = "liars-holdem"
 
-MESSAGES: dict[str, tuple[str, str]] = {
-    "lh.title": ("Лжепокер 2.0: холдем на купюрах", "Liar's Poker 2.0: hold'em with banknotes"),
-    "lh.lead": (
-        "Стол ведётся с одного ноутбука (ссылка стола); каждый игрок видит свои купюры на "
-        "телефоне по своей ссылке.",
-        "One laptop runs the table (the table link); each player sees their own banknotes "
-        "on their phone through their own link.",
-    ),
-    "lh.players": (
-        "Игроки (по одному в строке, по часовой стрелке)",
-        "Players (one a line, clockwise)",
-    ),
-    "lh.starting_stack": ("Фишек у каждого в начале", "Chips each at the start"),
-    "lh.buy_in": ("Бай-ин за каждую раздачу", "Buy-in for every hand"),
-    "lh.rake": ("Рейк организатору (из бай-ина)", "Rake to the organiser (from the buy-in)"),
-    "lh.deck": (
-        "Настоящие купюры: серийные номера в порядке раздачи (необязательно)",
-        "Real banknotes: serial numbers in dealing order (optional)",
-    ),
-    "lh.deck_help": (
-        "Пусто — номера генерирует сервис. Раздача: по одной купюре по часовой стрелке от "
-        "игрока слева от дилера, два круга; затем флоп, тёрн, ривер.",
-        "Empty: the service draws the serials. Dealing: one banknote each clockwise from "
-        "the dealer's left, twice; then flop, turn, river.",
-    ),
-    "lh.create": ("Открыть стол", "Open the table"),
-    "lh.created": ("Стол открыт", "The table is open"),
-    "lh.links_once": (
-        "Ссылки показываются только сейчас: откройте ссылку стола на ноутбуке и раздайте "
-        "игрокам их ссылки (или QR-коды).",
-        "The links are shown only now: open the table link on the laptop and give each "
-        "player their link (or QR code).",
-    ),
-    "lh.table_link": ("Ссылка стола (дилер)", "Table link (dealer)"),
-    "lh.player_link": ("Ссылка игрока", "Player's link"),
-    "lh.hand": ("Раздача {n}", "Hand {n}"),
-    "lh.dealer": ("Дилер", "Dealer"),
-    "lh.position": ("Позиция", "Position"),
-    "lh.board": ("Борд", "Board"),
-    "lh.pots": ("Банк", "Pots"),
-    "lh.main_pot": ("основной", "main"),
-    "lh.side_pot": ("побочный", "side"),
-    "lh.players_h": ("Игроки", "Players"),
-    "lh.stack": ("Фишки", "Chips"),
-    "lh.bet": ("Ставка", "Bet"),
-    "lh.status": ("Статус", "Status"),
-    "lh.status.active": ("в игре", "in"),
-    "lh.status.folded": ("пас", "folded"),
-    "lh.status.all_in": ("олл-ин", "all-in"),
-    "lh.status.out": ("выбыл", "out"),
-    "lh.status.finished": ("", ""),
-    "lh.status.waiting": ("ждёт", "waiting"),
-    "lh.to_act": ("Ходит: {name}", "To act: {name}"),
-    "lh.your_turn": ("Ваш ход", "Your turn"),
-    "lh.your_banknotes": ("Ваши купюры", "Your banknotes"),
-    "lh.best": ("Лучшая комбинация", "Best hand"),
-    "lh.hidden": ("скрыто: {n}", "hidden: {n}"),
-    "lh.zeros": ("нулей: {n}", "zeros: {n}"),
-    "lh.base": ("база", "base"),
-    "lh.phase.declare": ("Дилер объявляет позицию", "The dealer declares the position"),
-    "lh.phase.betting": ("Торги", "Betting"),
-    "lh.phase.showdown": ("Вскрытие", "Showdown"),
-    "lh.phase.over": ("Игра окончена", "Game over"),
-    "lh.street.preflop": ("префлоп", "pre-flop"),
-    "lh.street.flop": ("флоп", "flop"),
-    "lh.street.turn": ("тёрн", "turn"),
-    "lh.street.river": ("ривер", "river"),
-    "lh.act.declare": ("Позиция {n}", "Position {n}"),
-    "lh.act.check": ("Чек", "Check"),
-    "lh.act.call": ("Колл {n}", "Call {n}"),
-    "lh.act.fold": ("Пас", "Fold"),
-    "lh.act.bet": ("Бет", "Bet"),
-    "lh.act.raise": ("Рейз до", "Raise to"),
-    "lh.act.all_in": ("Олл-ин ({n})", "All-in ({n})"),
-    "lh.act.reveal": ("Вскрыть", "Reveal"),
-    "lh.act.refuse": ("Не вскрывать (без выигрыша)", "Refuse (wins nothing)"),
-    "lh.act.end": ("Закончить игру", "End the game"),
-    "lh.deck_needed": (
-        "Купюры колоды кончились: введите {n} номеров для этой раздачи.",
-        "The deck's banknotes are used up: enter {n} serials for this hand.",
-    ),
-    "lh.last_hand": ("Прошлая раздача", "Last hand"),
-    "lh.won": ("{name}: +{n}", "{name}: +{n}"),
-    "lh.refused": ("Не вскрылись", "Refused"),
-    "lh.forfeited": ("Ушло организатору: {n}", "Forfeited to the organiser: {n}"),
-    "lh.returned": ("Возвращено (не уравнено)", "Returned (uncalled)"),
-    "lh.cancelled": ("Раздача отменена, ставки возвращены", "Hand cancelled, bets returned"),
-    "lh.standings": ("Итог", "Standings"),
-    "lh.rake_total": ("Рейк всего: {n}", "Rake so far: {n}"),
-    "lh.ante": ("Анте {n}, бай-ин {b}", "Ante {n}, buy-in {b}"),
-    "lh.cat.high_card": ("старшее число", "high card"),
-    "lh.cat.pair": ("пара", "pair"),
-    "lh.cat.straight": ("стрит", "straight"),
-    "lh.cat.set": ("сет", "set"),
-    "lh.natural": ("натуральная", "natural"),
-    "lh.modified": ("с нулями", "modified"),
-}
-for _key, _pair in MESSAGES.items():
-    i18n.MESSAGES.setdefault(_key, _pair)
+# The pages' messages are in app/locale/*/LC_MESSAGES/messages.po (docs/translating.md).
 
 
 def qr_svg(url: str) -> str:
