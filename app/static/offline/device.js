@@ -72,27 +72,29 @@ export function allCodes(extra) {
   return codes;
 }
 
-/* The rules engine's course from the opened entries (a CP's number is its id here). */
+/* The rules engine's course from the opened entries (a CP's number is its id here),
+ * with `entryOf` (card -> its opened entry {n, c, d}). */
 function course() {
-  var b = ctx.bundle, checkpoints = {}, discards = {};
+  var b = ctx.bundle, checkpoints = {}, discards = {}, entryOf = {};
   Object.keys(ctx.opened).forEach(function (code) {
     var e = ctx.opened[code];
     if (!e) return;
     var ref = { checkpoint_id: e.n, number: e.n, card: e.c };
     checkpoints[code] = ref;
     discards[e.d] = ref;
+    entryOf[e.c] = e;
   });
   return {
     opens_at: micros(b.event.opens_at), closes_at: micros(b.event.closes_at),
-    checkpoints: checkpoints, discards: discards, save_codes: b.save_codes
+    checkpoints: checkpoints, discards: discards, save_codes: b.save_codes, entryOf: entryOf
   };
 }
 
 /* The game as the pages draw it: the participant's view (view.js) of the confirmed takes
  * (not voided) plus the queued ones (ids after the server's, in queue order), with
  * `byId` (take id -> the view's take), `queuedIds` (source id -> local take id),
- * `closed` (the course is over, RULES.md I-3: no next step, no scanner, no code form)
- * and `seen` as a set. */
+ * `closed` (the course is over, RULES.md I-3: no next step, no scanner, no code form),
+ * `seen` as a set and `entryOf` (card -> its opened deck entry). */
 export function model() {
   var c = course(), takes = [], maxId = 0, queuedIds = {}, byId = {}, seen = {};
   ctx.bundle.state.takes.forEach(function (x) {
@@ -108,7 +110,7 @@ export function model() {
   view.seen.forEach(function (card) { seen[card] = true; });
   return {
     view: view, course: c, state: view.state, byId: byId, queuedIds: queuedIds, seen: seen,
-    closed: Date.now() * 1000 >= c.closes_at
+    entryOf: c.entryOf, closed: Date.now() * 1000 >= c.closes_at
   };
 }
 

@@ -96,10 +96,10 @@ function resultOf(m, sourceId) {
     takeId = ctx.synced[sourceId];
     var server = ctx.bundle.state.takes.filter(function (x) { return x.take_id === takeId; })[0];
     if (!server) return null;
-    var card = serverCard(m, server), mine = m.byId[takeId];
+    var card = serverCard(m, server), entry = card ? m.entryOf[card] : null;
     o = { kind: server.kind, outcome: server.outcome, reason: server.reason, card: card, voided: server.voided,
-      checkpoint: card && mine ? mine.checkpoint : null,
-      discard_code: card && mine ? mine.discard_code : null };
+      checkpoint: entry ? entry.n : null,
+      discard_code: entry && server.kind === "card" && server.outcome === "counted" ? entry.d : null };
   }
   var combination = null;
   m.state.combinations.forEach(function (c) { if (c.id === takeId) combination = c; });
