@@ -1,9 +1,8 @@
 // Starts Swagger UI on the page's container (no inline script: the CSP allows 'self' only).
-(function () {
-  "use strict";
-  var node = document.getElementById("swagger-ui");
-  if (!node || typeof SwaggerUIBundle === "undefined") return;
-  window.ui = SwaggerUIBundle({
+// An ES module; SwaggerUIBundle is the vendored bundle's global (a classic script before it).
+var node = document.getElementById("swagger-ui");
+if (node && typeof SwaggerUIBundle !== "undefined") {
+  SwaggerUIBundle({
     url: node.getAttribute("data-openapi-url") || "/openapi.json",
     dom_id: "#swagger-ui",
     deepLinking: true,
@@ -12,4 +11,4 @@
     showExtensions: true,
     showCommonExtensions: true
   });
-})();
+}

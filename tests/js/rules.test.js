@@ -6,7 +6,7 @@
 const test = require("node:test");
 const assert = require("node:assert/strict");
 const R = require("../../app/static/offline/rules.js");
-const { loadScript } = require("./load.js");
+const { importFresh } = require("./load.js");
 
 const MINUTE = 60 * 1000 * 1000; // µs
 const OPENS = Date.UTC(2026, 5, 13, 9, 0) * 1000; // µs since the epoch, UTC
@@ -204,9 +204,11 @@ test("the hand's value as the phone shows it: partial for 1–4 cards, none for 
   assert.equal(R.handValue(["QH", "QD", "QC", "JK1", "AS"], "fr"), "four of a kind, queens, ace kicker");
 });
 
-test("loaded as a page loads it (a classic script), it is the global RogainePokerRules", () => {
-  const page = loadScript("offline/rules.js");
-  assert.equal(typeof page.RogainePokerRules.replay, "function");
-  assert.equal(page.RogainePokerRules.normalizeCode("https://x.example/t/ab-c"), "ABC");
-  assert.equal(page.RogainePokerRules.HAND_SIZE, 5);
+test("loaded as a page loads it (an ES module), it puts nothing on the global object", async () => {
+  const before = Object.keys(globalThis).sort();
+  const page = await importFresh("offline/rules.js");
+  assert.equal(typeof page.replay, "function");
+  assert.equal(page.normalizeCode("https://x.example/t/ab-c"), "ABC");
+  assert.equal(page.HAND_SIZE, 5);
+  assert.deepEqual(Object.keys(globalThis).sort(), before);
 });

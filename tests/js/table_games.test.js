@@ -1,18 +1,17 @@
-// Unit tests of the table-game pages' shared helpers (app/static/table_games.js, a
-// classic script exposing window.TableGames), loaded in a `vm` context with the few
-// page objects it reads stubbed: strings, the tokens kept on the device and merged
+// Unit tests of the table-game pages' shared helpers (app/static/table_games.js, an ES
+// module), imported afresh for each test with the few page objects it reads stubbed: strings, the tokens kept on the device and merged
 // from a link's `#p=…`, and whose turn this device may play.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { loadScript } = require("./load.js");
+const { importFresh } = require("./load.js");
 
 /* Values made in the script's context have that context's prototypes: compare as JSON. */
 function plain(value) {
   return JSON.parse(JSON.stringify(value));
 }
 
-function page({ strings = {}, hash = "", stored = {}, gameId = "42" } = {}) {
+async function page({ strings = {}, hash = "", stored = {}, gameId = "42" } = {}) {
   const elements = {
     strings: { textContent: JSON.stringify(strings) },
     game: { getAttribute: (name) => (name === "data-game-id" ? gameId : null) },
@@ -20,7 +19,7 @@ function page({ strings = {}, hash = "", stored = {}, gameId = "42" } = {}) {
   };
   const storage = new Map(Object.entries(stored).map(([k, v]) => [k, JSON.stringify(v)]));
   const replaced = [];
-  const context = loadScript("table_games.js", {
+  const G = await importFresh("table_games.js", {
     document: { getElementById: (id) => elements[id] || null },
     location: { hash, pathname: "/tables/dice/" + gameId },
     history: { replaceState: (state, title, url) => replaced.push(url) },
@@ -29,18 +28,18 @@ function page({ strings = {}, hash = "", stored = {}, gameId = "42" } = {}) {
       setItem: (k, v) => storage.set(k, String(v)),
     },
   });
-  return { G: context.TableGames, elements, storage, replaced };
+  return { G, elements, storage, replaced };
 }
 
-test("t: a page string with its {placeholders} filled, the key itself when missing", () => {
-  const { G } = page({ strings: { "dice.turn": "{name} to roll ({name}, roll {n})" } });
+test("t: a page string with its {placeholders} filled, the key itself when missing", async () => {
+  const { G } = await page({ strings: { "dice.turn": "{name} to roll ({name}, roll {n})" } });
   assert.equal(G.t("dice.turn", { name: "Anna", n: 2 }), "Anna to roll (Anna, roll 2)");
   assert.equal(G.t("dice.turn"), "{name} to roll ({name}, roll {n})");
   assert.equal(G.t("dice.missing"), "dice.missing");
 });
 
-test("a /g/ link's one token is merged with the tokens this device keeps, then the hash is dropped", () => {
-  const { G, elements, storage, replaced } = page({
+test("a /g/ link's one token is merged with the tokens this device keeps, then the hash is dropped", async () => {
+  const { G, elements, storage, replaced } = await page({
     hash: "#p=,seat0",
     stored: { "rogaine-game-42": { table_token: null, player_tokens: ["", "seat1"] } },
   });
@@ -52,16 +51,16 @@ test("a /g/ link's one token is merged with the tokens this device keeps, then t
   assert.equal(elements.readonly.hidden, true);
 });
 
-test("no link and no kept tokens: the page is read-only", () => {
-  const { G, elements, replaced } = page();
+test("no link and no kept tokens: the page is read-only", async () => {
+  const { G, elements, replaced } = await page();
   const game = new G.GamePage(() => {});
   assert.equal(game.tokens, null);
   assert.equal(elements.readonly.hidden, false);
   assert.deepEqual(replaced, []);
 });
 
-test("canAct: a seat's token acts only on that seat's turn; the table's token on any", () => {
-  const { G } = page();
+test("canAct: a seat's token acts only on that seat's turn; the table's token on any", async () => {
+  const { G } = await page();
   const act = (tokens, game, busy = false) =>
     Object.assign(Object.create(G.GamePage.prototype), { tokens, game, busy }).canAct();
   const seat0 = { table_token: null, player_tokens: ["s0", ""] };

@@ -74,13 +74,11 @@ def test_the_phone_computes_the_same_typed_form_and_reads_look_alikes_the_same()
     """deck.js `typedForm` and rules.js `normalizeCode` under Node against Python."""
     codes = [new_cp_code() for _ in range(6)] + ["CPCODE01WITHMORELETTERS"]
     script = f"""
-        global.self = global;
-        self.RogainePokerRules = require({json.dumps(str(STATIC / "rules.js"))});
-        require({json.dumps(str(STATIC / "deck.js"))});
+        const R = require({json.dumps(str(STATIC / "rules.js"))});
+        const {{ typedForm }} = require({json.dumps(str(STATIC / "deck.js"))});
         const codes = {json.dumps(codes)};
         const typed = {json.dumps([misread(typed_form(c)) for c in codes])};
-        const R = self.RogainePokerRules;
-        Promise.all(codes.map(c => self.RogaineDeck.typedForm(c))).then(forms => {{
+        Promise.all(codes.map(c => typedForm(c))).then(forms => {{
           console.log(JSON.stringify({{forms, read: typed.map(t => R.normalizeCode(t))}}));
         }});
     """

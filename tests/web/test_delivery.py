@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.core.problems import PROBLEM_MEDIA_TYPE
 from app.main import create_app
 from app.web.assets import STATIC_DIR, asset_hashes, static_url
-from app.web.phone.offline import PRECACHE_ROUTES, PRECACHE_STATIC
+from app.web.phone.offline import PRECACHE_MODULES, PRECACHE_ROUTES, PRECACHE_STATIC
 from tests.conftest import make_settings
 from tests.factories import make_event, make_participant
 
@@ -148,14 +148,55 @@ def test_the_service_worker_precaches_the_hashed_files(client: TestClient):
         re.sub(r"^(.*)(\.\w+)$", lambda m: f"{m[1]}.{asset_hashes()[m[1][8:] + m[2]]}{m[2]}", u)
         for u in expected
     ]
-    assert urls == [*hashed, *PRECACHE_ROUTES]
+    modules = [f"/static/{name}" for name in PRECACHE_MODULES]
+    assert urls == [*hashed, *modules, *PRECACHE_ROUTES]
     assert "/static/app.css" not in urls
     for url in hashed:
         fetched = client.get(url)
         assert fetched.status_code == 200, url
         assert fetched.headers["cache-control"] == IMMUTABLE, url
-    store = static_url("offline/store.js")
-    assert f'self.ROGAINE_STORE = "{store}";' in response.text
+    for url in modules:  # imported by their plain names: revalidated online, cached offline
+        fetched = client.get(url)
+        assert fetched.status_code == 200, url
+        assert fetched.headers["cache-control"] == "no-cache", url
+    # A module worker: it imports the store by its plain name.
+    assert 'import * as Store from "/static/offline/store.js";' in response.text
+
+
+IMPORT = re.compile(r'^import\b[^"]*"(\./[\w./-]+)";$', re.MULTILINE)
+
+
+def _imports(name: str) -> set[str]:
+    """The static files module `name` imports (relative specifiers, resolved)."""
+    folder = name.rpartition("/")[0]
+    text = (STATIC_DIR / name).read_text(encoding="utf-8")
+    return {f"{folder}/{spec[2:]}".lstrip("/") for spec in IMPORT.findall(text)}
+
+
+def test_the_precache_list_holds_every_module_the_offline_shell_imports():
+    """Follow the imports from offline/app.js: each module it needs, directly or not,
+    is precached under the plain name the import resolves to (else the shell breaks
+    offline), and the list names nothing else."""
+    needed, todo = set(), ["offline/app.js"]
+    while todo:
+        for name in _imports(todo.pop()) - needed:
+            needed.add(name)
+            todo.append(name)
+    assert needed == set(PRECACHE_MODULES)
+    assert len(PRECACHE_MODULES) == len(set(PRECACHE_MODULES))
+    assert "offline/app.js" in PRECACHE_STATIC  # the entry, by its hashed name
+
+
+def test_the_offline_shell_loads_one_module_and_preloads_what_it_imports(
+    client: TestClient, session
+):
+    _signed_in(client, session)
+    html = client.get("/me/offline").text
+    assert f'<script type="module" src="{static_url("offline/app.js")}"' in html
+    for name in PRECACHE_MODULES:
+        assert f'<link rel="modulepreload" href="/static/{name}">' in html
+    # no module twice (hashed and plain names are two module instances)
+    assert static_url("offline/store.js") not in html
 
 
 # --- page caching ------------------------------------------------------------------------

@@ -10,12 +10,12 @@
  * - The shell it serves carries the device's data (a JSON data block), and it does that
  *   page's IndexedDB writes (`message`): the page never waits to open IndexedDB.
  */
-"use strict";
-// Set by the server in front of this file (app/web/phone/offline.py): ROGAINE_VERSION (a
-// hash of the assets, so any change of an asset installs a new worker), ROGAINE_ASSETS
-// (what to precache: the static files under their content-hashed names, as the pages
-// name them) and ROGAINE_STORE (the hashed URL of store.js).
-importScripts(self.ROGAINE_STORE || "/static/offline/store.js");
+// An ES module (registered with `type: "module"`, register.js). Set by the server in front
+// of this file (app/web/phone/offline.py): ROGAINE_VERSION (a hash of the assets, so any
+// change of an asset installs a new worker) and ROGAINE_ASSETS (what to precache: the
+// pages' entry files under their content-hashed names, the modules they import under
+// their plain names, and two routes).
+import * as Store from "/static/offline/store.js";
 
 var VERSION = self.ROGAINE_VERSION || "dev";
 var ASSET_CACHE = "rogaine-assets-" + VERSION;
@@ -41,12 +41,10 @@ function shell() {
   return caches.match(SHELL, { cacheName: SHELL_CACHE }).then(function (hit) { return hit || fetch(SHELL); });
 }
 
-var KEYS = ["bundle", "opened", "synced", "changes", "device"];
-
 /* The shell with the device's data in it (read here, where the database is open): the
  * page starts without opening IndexedDB (`offline-data`, read by store.js). */
 function shellWithData() {
-  return Promise.all([shell(), self.RogaineStore.getMany(KEYS)]).then(function (both) {
+  return Promise.all([shell(), Store.getMany(Store.KEYS)]).then(function (both) {
     var response = both[0];
     return response.text().then(function (html) {
       var json = JSON.stringify(both[1]).replace(/</g, "\\u003c");
@@ -59,12 +57,11 @@ function shellWithData() {
 
 /* The device's id (made once, kept in IndexedDB; the shell's syncs send the same). */
 function deviceId() {
-  var store = self.RogaineStore;
-  return store.get("device").then(function (device) {
+  return Store.get("device").then(function (device) {
     if (device) return device;
     device = "phone-" + Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(8)),
       function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
-    return store.writes.put("device", device).then(function () { return device; });
+    return Store.writes.put("device", device).then(function () { return device; });
   }).catch(function () { return null; });
 }
 
@@ -74,7 +71,7 @@ function deviceId() {
  * names the device and its clock: the server keeps what it learns of this device's
  * clock (RULES.md I-22). Answers "ready", or "signed-out" (401). */
 function refresh() {
-  var writes = self.RogaineStore.writes;
+  var writes = Store.writes;
   return deviceId().then(function (device) {
     var query = device ? "?device=" + device + "&at=" + encodeURIComponent(new Date().toISOString()) : "";
     return fetch("/me/offline.json" + query, { credentials: "same-origin", cache: "no-cache" });
@@ -102,8 +99,8 @@ self.addEventListener("message", function (event) {
     }));
     return;
   }
-  if (!data || data.type !== "rogaine-store" || !port || !self.RogaineStore.writes[data.name]) return;
-  event.waitUntil(self.RogaineStore.writes[data.name].apply(null, data.args).then(function () {
+  if (!data || data.type !== "rogaine-store" || !port || !Store.writes[data.name]) return;
+  event.waitUntil(Store.writes[data.name].apply(null, data.args).then(function () {
     port.postMessage({ ok: true });
   }, function (error) {
     port.postMessage({ ok: false, error: String(error) });
@@ -111,7 +108,7 @@ self.addEventListener("message", function (event) {
 });
 
 function hasBundle() {
-  return self.RogaineStore.get("ready").then(function (b) { return !!b; }, function () { return false; });
+  return Store.get("ready").then(function (b) { return !!b; }, function () { return false; });
 }
 
 function cacheFirst(request) {
