@@ -9,6 +9,7 @@ from starlette_compress import CompressMiddleware, remove_compress_type
 
 from app import health
 from app.auctions.endpoints import router as auctions_router
+from app.core import livelog
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.guard import SignInGuardMiddleware
@@ -25,6 +26,7 @@ from app.flows import endpoints as flows_endpoints
 from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
 from app.live import endpoints as live_endpoints
+from app.live import hub as live_hub
 from app.poker import endpoints as poker
 from app.web import api_docs
 from app.web import common as common_pages
@@ -74,6 +76,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_page_error_handlers(app)
     install_problem_openapi(app)
     # What the core and the domains call back into the web layer with (they never import it).
+    livelog.on_commit(live_hub.wake_local)
     app.state.organiser_session_check = has_organiser_session
     app.state.throttled_page = common_pages.throttled_page
     app.state.render_sheet = render_sheet  # app.events.printing renders through it

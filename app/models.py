@@ -19,7 +19,7 @@ from app.feed.models import (
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
-from app.live.models import LiveChange, LiveVersion
+from app.core.livelog import LiveChange, LiveVersion
 
 __all__ = [
     "Auction",
