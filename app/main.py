@@ -7,9 +7,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from sqlalchemy import Engine
 from starlette_compress import CompressMiddleware, remove_compress_type
 
-from app import health
+from app import health, wiring
 from app.auctions.endpoints import router as auctions_router
-from app.core import livelog
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.guard import SignInGuardMiddleware
@@ -18,7 +17,6 @@ from app.core.headers import SecurityHeadersMiddleware
 from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
-from app.core.problems import install_error_handlers
 from app.core.retry import DatabaseRetryMiddleware
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
@@ -26,7 +24,6 @@ from app.flows import endpoints as flows_endpoints
 from app.games import endpoints as games_endpoints
 from app.iof import endpoints as iof_endpoints
 from app.live import endpoints as live_endpoints
-from app.live import hub as live_hub
 from app.poker import endpoints as poker
 from app.web import api_docs
 from app.web import common as common_pages
@@ -37,13 +34,11 @@ from app.web.admin import review as review_pages
 from app.web.admin import setup as admin_setup_pages
 from app.web.assets import HashedStaticFiles
 from app.web.csrf import csrf_guard
-from app.web.forms import install_page_error_handlers
 from app.web.phone import offline as offline_pages
 from app.web.phone import pages as participant_pages
-from app.web.sessions import has_organiser_session, organiser_session_id
 from app.web.tables import extra_games as extra_games_pages
 from app.web.tables import liars_table as liars_table_pages
-from app.web.templating import STATIC_DIR, render_sheet
+from app.web.templating import STATIC_DIR
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -72,14 +67,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.sessionmaker = make_sessionmaker(engine)
     app.state.migration_heads = health.migration_heads()
 
-    install_error_handlers(app)
-    install_page_error_handlers(app)
+    # The composition root: credentials, callbacks into the web layer, live wake-ups.
+    wiring.install(app)
     install_problem_openapi(app)
-    # What the core and the domains call back into the web layer with (they never import it).
-    livelog.on_commit(live_hub.wake_local)
-    app.state.organiser_session_check = has_organiser_session
-    app.state.throttled_page = common_pages.throttled_page
-    app.state.render_sheet = render_sheet  # app.events.printing renders through it
     _add_middleware(app, settings)
     _include_routers(app)
     return app
@@ -101,7 +91,11 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_methods=["*"],
             allow_headers=["*"],
         )
-    app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
+    app.add_middleware(
+        SignInGuardMiddleware,
+        session_id_of=wiring.ORGANISER_SESSION_ID,
+        throttled_page=wiring.THROTTLED_PAGE,
+    )
     app.add_middleware(DatabaseRetryMiddleware)  # around the guard, which reads the database
     app.add_middleware(
         BodyLimitMiddleware,  # outside the retry: it buffers a body only within the limit
