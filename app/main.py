@@ -7,7 +7,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from sqlalchemy import Engine
 from starlette_compress import CompressMiddleware, remove_compress_type
 
-from app import health
+from app import health, wiring
 from app.auctions.endpoints import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
@@ -17,7 +17,6 @@ from app.core.headers import SecurityHeadersMiddleware
 from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
-from app.core.problems import install_error_handlers
 from app.core.retry import DatabaseRetryMiddleware
 from app.events import endpoints as events_endpoints
 from app.feed import endpoints as feed_endpoints
@@ -35,13 +34,11 @@ from app.web.admin import review as review_pages
 from app.web.admin import setup as admin_setup_pages
 from app.web.assets import HashedStaticFiles
 from app.web.csrf import csrf_guard
-from app.web.forms import install_page_error_handlers
 from app.web.phone import offline as offline_pages
 from app.web.phone import pages as participant_pages
-from app.web.sessions import has_organiser_session, organiser_session_id
 from app.web.tables import extra_games as extra_games_pages
 from app.web.tables import liars_table as liars_table_pages
-from app.web.templating import STATIC_DIR, render_sheet
+from app.web.templating import STATIC_DIR
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -70,13 +67,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.sessionmaker = make_sessionmaker(engine)
     app.state.migration_heads = health.migration_heads()
 
-    install_error_handlers(app)
-    install_page_error_handlers(app)
+    # The composition root: credentials, callbacks into the web layer, live wake-ups.
+    wiring.install(app)
     install_problem_openapi(app)
-    # What the core and the domains call back into the web layer with (they never import it).
-    app.state.organiser_session_check = has_organiser_session
-    app.state.throttled_page = common_pages.throttled_page
-    app.state.render_sheet = render_sheet  # app.events.printing renders through it
     _add_middleware(app, settings)
     _include_routers(app)
     return app
@@ -98,7 +91,11 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_methods=["*"],
             allow_headers=["*"],
         )
-    app.add_middleware(SignInGuardMiddleware, session_id_of=organiser_session_id)
+    app.add_middleware(
+        SignInGuardMiddleware,
+        session_id_of=wiring.ORGANISER_SESSION_ID,
+        throttled_page=wiring.THROTTLED_PAGE,
+    )
     app.add_middleware(DatabaseRetryMiddleware)  # around the guard, which reads the database
     app.add_middleware(
         BodyLimitMiddleware,  # outside the retry: it buffers a body only within the limit

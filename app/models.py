@@ -5,6 +5,7 @@ from app.core.audit import AuditEntry
 from app.core.db import Base
 from app.core.guard import AuthFailure, OrganiserSession
 from app.core.ledger import EventChain
+from app.core.livelog import LiveChange, LiveVersion
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,
@@ -19,7 +20,6 @@ from app.feed.models import (
     TakeVoid,
 )
 from app.games.models import Game, GameAction, GamePlayer
-from app.live.models import LiveChange, LiveVersion
 
 __all__ = [
     "Auction",

@@ -26,6 +26,9 @@ from app.core.config import Settings
 from app.core.db import make_engine, make_sessionmaker
 from app.main import create_app
 from app.models import Base
+from tests import livecheck
+
+livecheck.install()  # a write path that forgets `app.core.livelog.changed` fails its tests
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN_TOKEN = "test-organiser-token-0123456789"

@@ -45,7 +45,7 @@ from app.auctions.shapes import (
     WithdrawalView,
 )
 from app.auctions.views import Caller
-from app.core import chain
+from app.core import chain, livelog
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
@@ -158,6 +158,7 @@ def open_auction(
         subject=f"place {place}",
         details={"place": place, "round": 1},
     )
+    livelog.changed(session, event.id, "auction", place, stage=True)
     return views.auction_view(session, event, place, caller)
 
 
@@ -365,6 +366,7 @@ def place_bid(
             "replaced_bid_id": replaced_bid_id,
         },
     )
+    livelog.changed(session, event.id, "auction", place)  # a bid count: no stage moved
     return {
         "bid_id": bid.id,
         "receipt": bid.receipt,
@@ -509,6 +511,7 @@ def withdraw_bid(
             "receipt": bid.receipt,
         },
     )
+    livelog.changed(session, event.id, "auction", place)
     return {"bid_id": bid.id, "status": "withdrawn"}
 
 
@@ -590,6 +593,7 @@ def close_auction(
     _settle(session, auction, current, outcome, result, sealed, ext, now)
     session.flush()
     _record_close(session, event, place, caller.actor, current.number, auction.status, result)
+    livelog.changed(session, event.id, "auction", place, stage=True)
     return _close_result(place, auction, current.number, outcome, result)
 
 
@@ -842,6 +846,7 @@ def reveal(
             "all": everything,
         },
     )
+    livelog.changed(session, event.id, "auction", place, stage=True)
     return views.reveal_view(session, event, place, rnd)
 
 
@@ -936,6 +941,7 @@ def undo_close(session: Session, event: Event, place: int, caller: Caller) -> Au
         subject=f"place {place}",
         details={"place": place, "round": previous.number, "undone": undone},
     )
+    livelog.changed(session, event.id, "auction", place, stage=True)
     return views.auction_view(session, event, place, caller)
 
 
@@ -1105,6 +1111,7 @@ def correct_round(
     rnd.revealed_at = now if rnd.revealed >= rules.reveal_steps(len(sealed)) else None
     session.flush()
     _record_correction(session, event, place, caller, plan, result, reason, replaced)
+    livelog.changed(session, event.id, "auction", place, stage=True)
     return {
         **_close_result(place, auction, number, outcome, result),
         "reason": reason,

@@ -192,17 +192,24 @@ class SignInGuardMiddleware:
 
     `session_id_of(request)` returns the organiser session id of a valid signed cookie
     (or None); the result of the check is `organiser_session_alive(request)`.
+    `throttled_page(request, seconds)` is the pages' 429 (None: the API's problem only).
+    Both are passed by `app.wiring.install`.
     """
 
-    def __init__(self, app: ASGIApp, session_id_of: Callable[[Request], str | None]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        session_id_of: Callable[[Request], str | None],
+        throttled_page: Callable[[Request, int], Response] | None = None,
+    ) -> None:
         self.app = app
         self.session_id_of = session_id_of
+        self.throttled_page = throttled_page
 
-    @staticmethod
-    def refusal(app: Any, request: Request, wait: int) -> Response:
-        """429 for a throttled address: a page (the registered `app.state.throttled_page`)
-        for the pages, a `too_many_failures` problem for the API."""
-        page = getattr(app.state, "throttled_page", None)
+    def refusal(self, request: Request, wait: int) -> Response:
+        """429 for a throttled address: the `throttled_page` for the pages, a
+        `too_many_failures` problem for the API."""
+        page = self.throttled_page
         if page is not None and not request.url.path.startswith(API_PREFIXES):
             return page(request, wait)
         return problem_response(
@@ -241,7 +248,7 @@ class SignInGuardMiddleware:
                 wait, alive = await run_in_threadpool(check)
             setattr(request.state, SESSION_FLAG, alive)
             if wait is not None:
-                await self.refusal(app, request, wait)(scope, receive, send)
+                await self.refusal(request, wait)(scope, receive, send)
                 return
         if not credentialed:
             await self.app(scope, receive, send)

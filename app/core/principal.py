@@ -5,7 +5,7 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 
 - `organiser`: `Authorization: Bearer <organiser token>`, or the organiser's page
   session (a signed cookie whose row `app.core.guard` found alive: logout revokes it;
-  the cookie check is registered as `app.state.organiser_session_check`);
+  the cookie check is `Credentials.organiser_session`);
 - `participant`: the participant's access token (bearer), or on the phone pages the
   participant cookie (`via="cookie"`);
 - `integration_key`: a timing system's key (`X-Integration-Key` or bearer); the
@@ -15,9 +15,10 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 
 The credential is the first one present among the route's sources (`via`), so a
 request never mixes two. Looking a secret up needs the domain's tables, and `app.core`
-imports no domain: each domain registers its lookup with `register_lookup` when its
-module is imported (`app.events.deps`, `app.feed.keys`, `app.games.deps`,
-`app.web.sessions` for the cookie).
+imports no domain: the composition root (`app.wiring.credentials`) lists every kind with
+its lookup in one `Credentials` table, which `create_app` stores as
+`app.state.credentials`; `resolve` and `identify` read only that table (a kind missing
+from it resolves nobody: `tests/test_architecture_wiring.py` checks the table is whole).
 
 Refusals are as before: 401 `unauthorized` problems with the route's own `detail`
 (and `WWW-Authenticate: Bearer`), counted as failed credentials by the sign-in guard;
@@ -28,7 +29,7 @@ tokens unthrottled.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -84,30 +85,41 @@ PUBLIC = Principal(Kind.PUBLIC)
 
 SecretLookup = Callable[[Session, str], "Principal | None"]
 CookieLookup = Callable[[Request, Session], "Principal | None"]
-_secret_lookups: dict[Kind, SecretLookup] = {}
-_cookie_lookups: dict[Kind, CookieLookup] = {}
+SessionCheck = Callable[[Request], bool]
 
 
-def register_lookup(kind: Kind, lookup: SecretLookup) -> None:
-    """Register how a secret (a token or key) of `kind` is found: `lookup(session, secret)`
-    returns its Principal or None. One lookup may serve two kinds (a game token is a seat
-    or the table); it runs once per request."""
-    _secret_lookups[kind] = lookup
+@dataclass(frozen=True)
+class Credentials:
+    """How each credential kind is resolved; built by `app.wiring.credentials`, stored as
+    `app.state.credentials` by `create_app`.
+
+    - `secrets`: kind → `lookup(session, secret)` (a token or key: its Principal or
+      None). One lookup may serve two kinds (a game token is a seat or the table); it
+      runs once per request;
+    - `cookies`: kind → `lookup(request, session)` of the pages' signed cookie;
+    - `organiser_session(request)`: True for a live organiser page session (the organiser
+      token itself is `settings.admin_token`)."""
+
+    secrets: Mapping[Kind, SecretLookup]
+    cookies: Mapping[Kind, CookieLookup]
+    organiser_session: SessionCheck
 
 
-def register_cookie_lookup(kind: Kind, lookup: CookieLookup) -> None:
-    """Register the page cookie of `kind` (`lookup(request, session)`: Principal or None)."""
-    _cookie_lookups[kind] = lookup
+NO_CREDENTIALS = Credentials(secrets={}, cookies={}, organiser_session=lambda _request: False)
+
+
+def credentials_of(request: Request) -> Credentials:
+    """The app's credential table (`app.state.credentials`; none for an app that has none)."""
+    return getattr(request.app.state, "credentials", NO_CREDENTIALS)
 
 
 def organiser_presented(request: Request) -> bool:
     """True when the request carries the organiser token (bearer) or a live organiser
-    session (the registered `app.state.organiser_session_check`)."""
+    session (`Credentials.organiser_session`)."""
     settings: Settings = request.app.state.settings
     if tokens_equal(bearer_token(request), settings.admin_token):
         return True
-    checker = getattr(request.app.state, "organiser_session_check", None)
-    return bool(checker and checker(request))
+    return credentials_of(request).organiser_session(request)
 
 
 def presented_secret(request: Request, via: tuple[Via, ...]) -> str | None:
@@ -126,12 +138,15 @@ def presented_secret(request: Request, via: tuple[Via, ...]) -> str | None:
     return None
 
 
-def identify(session: Session, secret: str, kinds: tuple[Kind, ...]) -> Principal | None:
-    """The Principal of `secret` among `kinds` (registered lookups, in `kinds`' order), or
-    None. Also used for secrets in a path (`/p/{token}`, `/g/{token}`)."""
+def identify(
+    request: Request, session: Session, secret: str, kinds: tuple[Kind, ...]
+) -> Principal | None:
+    """The Principal of `secret` among `kinds` (the app's `Credentials.secrets`, in
+    `kinds`' order), or None. Also used for secrets in a path (`/p/{token}`, `/g/{token}`)."""
+    lookups = credentials_of(request).secrets
     tried: set[int] = set()
     for kind in kinds:
-        lookup = _secret_lookups.get(kind)
+        lookup = lookups.get(kind)
         if lookup is None or id(lookup) in tried:
             continue
         tried.add(id(lookup))
@@ -157,14 +172,15 @@ def resolve(
     if session is None:
         return PUBLIC
     if "cookie" in via:
+        cookies = credentials_of(request).cookies
         for kind in kinds:
-            lookup = _cookie_lookups.get(kind)
+            lookup = cookies.get(kind)
             found = lookup(request, session) if lookup else None
             if found is not None:
                 return found
     secret = presented_secret(request, via)
     if secret:
-        found = identify(session, secret, kinds)
+        found = identify(request, session, secret, kinds)
         if found is not None:
             return found
         if Kind.PUBLIC in kinds and mark_unknown:

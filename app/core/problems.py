@@ -9,6 +9,7 @@ by `install_error_handlers`, renders them (and FastAPI's own errors) here.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -84,18 +85,19 @@ def _validation_errors(exc: RequestValidationError | ValidationError) -> list[di
     return errors
 
 
-def not_found_page(request: Request, status: int = 404) -> Response | None:
-    """The pages' answer registered as `app.state.not_found_page` (None for a path that
-    is not a page), or None: the HTML 404 page; for `status` 405 (a GET of a form's
-    address, e.g. a bookmarked answer to a POST) a redirect to the page it belongs to;
-    for 422 (a bad query of a page, `?page=abc`) the page without the query."""
-    page = getattr(request.app.state, "not_found_page", None)
-    return page(request, status) if page is not None else None
+PageAnswer = Callable[[Request, int], "Response | None"]
+"""The pages' answer to an error of a page address (`app.web.forms.not_found_page`):
+for `status` 404 the HTML 404 page; 405 (a GET of a form's address, e.g. a bookmarked
+answer to a POST) a redirect to the page it belongs to; 422 (a bad query of a page,
+`?page=abc`) the page without the query; None for a path that is not a page."""
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Render every error of `app` as a problem response (never a traceback); a 404 of a
-    page address is the pages' HTML page (`not_found_page`)."""
+def install_error_handlers(app: FastAPI, pages: PageAnswer | None = None) -> None:
+    """Render every error of `app` as a problem response (never a traceback); an error of
+    a page address is the pages' answer `pages` (passed by `app.wiring.install`)."""
+
+    def not_found_page(request: Request, status: int = 404) -> Response | None:
+        return pages(request, status) if pages is not None else None
 
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:

@@ -1,6 +1,7 @@
 """Dependencies that load and authorise event-domain objects for routes.
 
-Registers the participant's access token with `app.core.principal` (kind `participant`).
+`token_principal` is the lookup of the participant's access token (kind `participant`),
+listed in the composition root's credential table (`app.wiring.credentials`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.core.deps import SessionDep
 from app.core.errors import NotFound
-from app.core.principal import Kind, Principal, accepts, register_lookup
+from app.core.principal import Kind, Principal, accepts
 from app.core.security import hash_token
 from app.core.types import PathId
 from app.events import repository
@@ -41,7 +42,9 @@ def participant_principal(participant: Participant) -> Principal:
     return Principal(Kind.PARTICIPANT, participant_id=participant.id, event_id=participant.event_id)
 
 
-def _token_lookup(session: Session, token: str) -> Principal | None:
+def token_principal(session: Session, token: str) -> Principal | None:
+    """The participant Principal of an access token, or None (the `participant` lookup of
+    `app.wiring.credentials`)."""
     participant = participant_by_token(session, token)
     if participant is None:
         return None
@@ -52,9 +55,6 @@ def _token_lookup(session: Session, token: str) -> Principal | None:
 
 
 _LOOKED_UP = "principal_rows"
-
-
-register_lookup(Kind.PARTICIPANT, _token_lookup)
 
 
 def participant_of(session: Session, principal: Principal) -> Participant | None:

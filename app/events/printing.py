@@ -2,7 +2,7 @@
 
 Sheets are in the page language (cookie `lang`, Russian by default), as the pages are.
 This module builds what a sheet shows; the page renderer of the web layer turns it into
-HTML. `create_app` installs that renderer as `app.state.render_sheet`
+HTML. `app.wiring.install` puts that renderer on `app.state.render_sheet`
 (`app.web.templating.render_sheet`), so the events domain never imports `app.web`.
 """
 

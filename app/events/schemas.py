@@ -29,7 +29,8 @@ from app.core.types import (
 from app.events.rules import participant_name
 
 HandRanking = Literal["seed", "classic"]
-EventStatus = Literal["draft", "course_open", "course_closed", "ceremony", "finished"]
+StatusValue = Literal["draft", "course_open", "course_closed", "ceremony", "finished"]
+"""The JSON values of `app.events.rules.EventStatus` (the status itself), in its order."""
 
 
 def check_timezone(value: str) -> str:
@@ -106,7 +107,7 @@ class EventPublic(BaseModel):
     hand_ranking: HandRanking
     save_codes_per_participant: int
     award_places: int
-    status: EventStatus
+    status: StatusValue
     checkpoint_count: int
     participant_count: int
     created_at: datetime
@@ -123,7 +124,7 @@ class EventStatusChange(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    status: EventStatus
+    status: StatusValue
 
 
 class CheckpointIn(BaseModel):

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.core import audit, iof
+from app.core import audit, iof, livelog
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
 from app.core.security import hash_token, new_token, seal_token, unseal_token
@@ -183,12 +183,15 @@ def update_event(
             "Participants already have their save codes; the number cannot change now.",
             code="participants_exist",
         )
+    window = (event.opens_at, event.closes_at)
     for field, value in changes.items():
         if isinstance(value, datetime):
             value = value.astimezone(UTC)
         if value is not None:
             setattr(event, field, value)
     session.flush()
+    if (event.opens_at, event.closes_at) != window:  # the pages show the course window
+        livelog.changed(session, event.id, "event", stage=True)
     audit.record(
         session,
         event_id=event.id,
@@ -217,6 +220,7 @@ def change_status(session: Session, event: Event, status: str, actor: str = ORGA
         raise Conflict("Set the deck of checkpoints first.", code="deck_missing")
     previous, event.status = event.status, status
     session.flush()
+    livelog.changed(session, event.id, "event", stage=True)
     audit.record(
         session,
         event_id=event.id,
@@ -237,6 +241,7 @@ def record_status(session: Session, event: Event, status: str, *, actor: str, ca
         return event
     previous, event.status = event.status, status
     session.flush()
+    livelog.changed(session, event.id, "event", stage=True)
     audit.record(
         session,
         event_id=event.id,

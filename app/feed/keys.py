@@ -19,7 +19,6 @@ from app.core.principal import (
     identify,
     organiser_presented,
     presented_secret,
-    register_lookup,
 )
 from app.core.security import hash_token, new_token
 from app.events.models import Event
@@ -104,17 +103,15 @@ def revoke_key(
     return _read(key)
 
 
-def _key_principal(session: Session, secret: str) -> Principal | None:
-    """The Principal of a live (not revoked) integration key `secret`, or None."""
+def key_principal(session: Session, secret: str) -> Principal | None:
+    """The Principal of a live (not revoked) integration key `secret`, or None (the
+    `integration_key` lookup of `app.wiring.credentials`)."""
     key = repo.live_integration_key(session, hash_token(secret))
     if key is None:
         return None
     return Principal(
         Kind.INTEGRATION_KEY, key_id=key.id, key_prefix=key.prefix, event_id=key.event_id
     )
-
-
-register_lookup(Kind.INTEGRATION_KEY, _key_principal)
 
 
 def feed_actor(request: Request, session: Session, event: Event, body: bytes) -> str:
@@ -135,7 +132,7 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     secret = presented_secret(request, ("key", "bearer"))
     if not secret:
         raise Unauthorized("The organiser token or an integration key is needed.")
-    found = identify(session, secret, (Kind.INTEGRATION_KEY,))
+    found = identify(request, session, secret, (Kind.INTEGRATION_KEY,))
     key = (
         session.get(IntegrationKey, found.key_id) if found and found.event_id == event.id else None
     )

@@ -13,7 +13,7 @@ from fastapi import Depends
 from sqlalchemy.orm import Session
 
 from app.core.errors import Unauthorized
-from app.core.principal import Kind, Principal, accepts, register_lookup
+from app.core.principal import Kind, Principal, accepts
 from app.core.security import hash_token
 from app.games import repository
 from app.games.models import Game
@@ -23,7 +23,8 @@ GAME_KINDS = (Kind.GAME_SEAT, Kind.TABLE)
 
 
 def game_token_principal(session: Session, token: str) -> Principal | None:
-    """The `table` or `game_seat` Principal of a game token, or None."""
+    """The `table` or `game_seat` Principal of a game token, or None (the lookup of both
+    kinds in `app.wiring.credentials`)."""
     digest = hash_token(token)
     game = repository.game_by_table_token_hash(session, digest)
     if game is not None:
@@ -32,10 +33,6 @@ def game_token_principal(session: Session, token: str) -> Principal | None:
     if player is not None:
         return Principal(Kind.GAME_SEAT, game_id=player.game_id, seat=player.seat)
     return None
-
-
-for _kind in GAME_KINDS:
-    register_lookup(_kind, game_token_principal)
 
 
 def viewer_of(principal: Principal, game_id: int) -> Viewer:

@@ -1,7 +1,3 @@
-"""The live channel: per-event versions bumped with each change (`tracking`), a
-per-process hub that re-reads the database when woken (`hub`), PostgreSQL
-LISTEN/NOTIFY wake-ups across processes (`listener`) and the SSE endpoint."""
-
-from app.live import tracking
-
-tracking.install()
+"""The live channel: a per-process hub that re-reads the database when woken (`hub`),
+PostgreSQL LISTEN/NOTIFY wake-ups across processes (`listener`) and the SSE endpoint.
+The versions are bumped by the write paths themselves (`app.core.livelog.changed`)."""

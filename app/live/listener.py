@@ -1,7 +1,7 @@
 """PostgreSQL LISTEN/NOTIFY: wake-ups from the other app processes.
 
 One dedicated async psycopg connection per process (per event loop) runs
-`LISTEN rogaine_live`; `app.live.tracking` sends `pg_notify('rogaine_live',
+`LISTEN rogaine_live`; `app.core.livelog` sends `pg_notify('rogaine_live',
 '<event id>:<version>')` inside each changing transaction (delivered at commit). A
 notification is only a hint: the hub re-reads the database. When the connection drops,
 the listener reconnects with exponential back-off (0.5 s … 30 s) and wakes every
@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 from sqlalchemy import make_url
 
-from app.live.tracking import CHANNEL
+from app.core.livelog import CHANNEL
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import views as auction_views
+from app.core.livelog import LiveChange, LiveVersion
 from app.events.models import Event, Participant
-from app.live.models import LiveChange, LiveVersion
 
 PUBLIC = auction_views.PUBLIC
 Topic = tuple[str, int]  # ("auction", place) | ("event", 0)

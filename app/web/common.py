@@ -73,7 +73,7 @@ def switch_language(lang: str, request: Request, next: str | None = None) -> Res
 
 def throttled_page(request: Request, seconds: int) -> HTMLResponse:
     """The 429 page of a page request from a throttled address (`app.core.guard`):
-    try again in `seconds`. Registered as `app.state.throttled_page`."""
+    try again in `seconds`. Passed to the guard by `app.wiring.install`."""
     response = render(request, "phone/throttled.html", {"seconds": seconds}, status=429)
     response.headers["Retry-After"] = str(seconds)
     return response

@@ -18,7 +18,7 @@ Page dependencies (all raise; the handlers below answer):
   `check_csrf` below): a refused form is `CsrfRejected` (a 403 page, or a phone's page).
 
 Mistyped page addresses (`/admin/...`, `/me...`, `/t/...`) answer an HTML 404 page
-(`not_found_page`, registered as `app.state.not_found_page`); the API keeps its problems.
+(`not_found_page`, passed to the error handlers by `app.wiring`); the API keeps its problems.
 """
 
 from __future__ import annotations
@@ -229,7 +229,8 @@ def is_page(request: Request) -> bool:
 
 def not_found_page(request: Request, status: int = 404) -> Response | None:
     """The pages' answer to an error of a page address; None for any other path (the API
-    keeps its problem). Registered as `app.state.not_found_page` (`app.core.problems`).
+    keeps its problem). Passed to `app.core.problems.install_error_handlers` by
+    `app.wiring.install`.
 
     404: the 404 page. 405 to a GET (a form's address opened from the address bar, a
     bookmark or a restored tab after the form's answer): 303 to the nearest page above
@@ -263,8 +264,8 @@ def _page_above(request: Request) -> str:
 def install_page_error_handlers(app: FastAPI) -> None:
     """Register the page handlers: `PageRedirect` → 303 with the message, `CsrfRejected`
     → the 403 page (or 303 back), `SignInNeeded` → the phone's sign-in help,
-    `OrganiserSignInNeeded` → 303 to the sign-in page; and the 404 page."""
-    app.state.not_found_page = not_found_page
+    `OrganiserSignInNeeded` → 303 to the sign-in page (the 404 page, `not_found_page`,
+    is passed to `app.core.problems.install_error_handlers` by `app.wiring.install`)."""
 
     @app.exception_handler(PageRedirect)
     async def _redirect(request: Request, exc: PageRedirect) -> Response:

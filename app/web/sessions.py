@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from app.core.config import Settings
 from app.core.guard import organiser_session_alive
-from app.core.principal import Kind, Principal, register_cookie_lookup
+from app.core.principal import Principal
 from app.core.security import new_token
 from app.events.deps import participant_principal
 from app.events.models import Participant
@@ -97,7 +97,8 @@ def participant_id(request: Request) -> int | None:
 
 def cookie_principal(request: Request, session: Session) -> Principal | None:
     """The participant Principal of the page's cookie, or None (no cookie, bad signature,
-    deleted participant, or a token re-issued since this phone signed in)."""
+    deleted participant, or a token re-issued since this phone signed in); the
+    `participant` cookie lookup of `app.wiring.credentials`."""
     cookie = participant_cookie(request)
     if cookie is None:
         return None
@@ -105,9 +106,6 @@ def cookie_principal(request: Request, session: Session) -> Principal | None:
     if participant is None or not participant.access_token_hash.startswith(cookie[1] or "-"):
         return None
     return participant_principal(participant)
-
-
-register_cookie_lookup(Kind.PARTICIPANT, cookie_principal)
 
 
 CLEAR_CACHE = '"cache"'
@@ -142,8 +140,8 @@ def organiser_session_id(request: Request) -> str | None:
 
 
 def has_organiser_session(request: Request) -> bool:
-    """The checker registered as `app.state.organiser_session_check`
-    (`app.core.principal.organiser_presented`):
+    """`Credentials.organiser_session` (`app.wiring.credentials`;
+    `app.core.principal.organiser_presented`):
     a valid signed cookie whose session row the sign-in guard found alive (not logged out)."""
     return organiser_session_id(request) is not None and organiser_session_alive(request)
 

@@ -108,7 +108,7 @@ def hand_text(cards: list[str], ranking: str, lang: str) -> str:
 
 def render_sheet(request: Request, name: str, context: dict[str, Any]) -> HTMLResponse:
     """A printable sheet (`app.events.printing`): the template with `page_context` (the
-    caller's values win); installed by `create_app` as `app.state.render_sheet`."""
+    caller's values win); installed by `app.wiring.install` as `app.state.render_sheet`."""
     return templates.TemplateResponse(request, name, {**page_context(request), **context})
 
 

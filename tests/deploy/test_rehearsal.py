@@ -29,8 +29,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core.guard import AuthFailure
+from app.core.livelog import LiveVersion
 from app.feed.models import Take
-from app.live.models import LiveVersion
 from deploy.rehearsal import CADDY, CERTUTIL, Rehearsal, wait_for
 from tests import conftest
 from tests.conftest import PG_SKIP_REASON, truncate_all

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from datetime import UTC, datetime, timedelta
+from typing import get_args
 
 import pytest
 
@@ -15,7 +16,8 @@ from app.events.codes import (
     unique_short_code,
 )
 from app.events.formats import parse_checkpoints_csv
-from app.events.rules import course_phase, deal, effective_status, is_forward
+from app.events.rules import EventStatus, course_phase, deal, effective_status, is_forward
+from app.events.schemas import StatusValue
 from tests.factories import DECK
 
 
@@ -99,3 +101,15 @@ def test_course_phase_is_the_half_open_window():
         for now in (opens - second, opens, closes - second, closes, closes + second)
     ]
     assert phases == ["before", "open", "open", "closed", "closed"]
+
+
+def test_the_schemas_status_values_are_the_status_enums_values_in_order() -> None:
+    # one name per thing: `EventStatus` (rules) is the status, `StatusValue` its JSON values
+    assert get_args(StatusValue) == (
+        "draft",
+        "course_open",
+        "course_closed",
+        "ceremony",
+        "finished",
+    )
+    assert tuple(EventStatus) == get_args(StatusValue)

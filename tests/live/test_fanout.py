@@ -54,15 +54,14 @@ def test_a_stage_is_sent_at_once_a_bid_count_may_wait(monkeypatch, session) -> N
     """The commit's wake-up says whether a stage moved: the open, the close and a reveal
     step do (no waiting for the refresh interval), a bid does not."""
     from app.auctions import service
+    from app.core import livelog
     from app.events.models import Event
-    from app.live import hub as live_hub
     from tests.auctions.test_api import CEREMONY, build
 
     woken: list[tuple[int, bool]] = []
+    # the waker create_app names (app.live.hub.wake_local), replaced by a recorder
     monkeypatch.setattr(
-        live_hub,
-        "wake_local",
-        lambda event_id, version, stage=False: woken.append((version, stage)),
+        livelog, "_wakers", [lambda event_id, version, stage: woken.append((version, stage))]
     )
     w = build(session, {"A": CEREMONY["A"], "B": CEREMONY["B"]})
     organiser = service.Caller(organiser=True)

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.core import livelog
 from app.events.models import Event
 from app.web.i18n import label, translate
 from tests.factories import event_cp_code, make_event, make_participant
@@ -70,6 +71,7 @@ def test_an_unsaved_hand_after_the_close_is_said_not_to_be_a_combination(
         client.get(f"/t/{event_cp_code(event, card)}")
     assert 'id="unsaved-hand"' not in client.get("/me").text  # still open
     event.closes_at = now - timedelta(minutes=1)
+    livelog.changed(session, event.id, "event", stage=True)  # as update_event names it
     session.commit()
     page = client.get("/me").text
     notice = re.search(r'id="unsaved-hand">([^<]+)<', page).group(1)

@@ -199,7 +199,7 @@ def favicon() -> Response:
 @router.get("/p/{access_token}")
 def personal_link(access_token: str, request: Request, session: SessionDep) -> Response:
     """Sign in with the personal link: set the cookie, then show my game (PRG)."""
-    principal = identify(session, access_token, (Kind.PARTICIPANT,))
+    principal = identify(request, session, access_token, (Kind.PARTICIPANT,))
     participant = participant_of(session, principal) if principal else None
     if participant is None:
         guard.mark_failed(request)

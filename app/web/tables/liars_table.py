@@ -97,7 +97,7 @@ def table_or_player(token: str, request: Request, session: SessionDep) -> Respon
     token). Poker dice, Locus Poker: 303 to the game's page with the token in the
     fragment. An unknown token (or a module without a page): 404 "link not found".
     """
-    principal = identify(session, token, GAME_KINDS)
+    principal = identify(request, session, token, GAME_KINDS)
     if principal is None or principal.game_id is None:
         guard.mark_failed(request)
         return render(request, "tables/link_missing.html", {}, status=404)

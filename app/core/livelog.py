@@ -1,0 +1,167 @@
+"""The live log: a transaction names what it changes for the live pages; at its commit
+the event's live version is bumped and the change logged (the one unit-of-work hook).
+
+A write path that changes what the live pages show (an auction, its rounds, bids and
+withdrawals; the event's status or course window) calls, in its own transaction,
+`changed(session, event_id, "auction", place, stage=...)` (`"event"` with place 0 for the
+event). That note is the whole wiring: `changed` hooks the session once, and at commit
+
+- `before_commit` (`_write`) bumps `LiveVersion` of each noted event (an upsert that
+  row-locks it, taken last, after the locks of the change itself) and inserts one
+  `LiveChange` row per topic; on PostgreSQL it also queues
+  `pg_notify('rogaine_live', '<event>:<version>')` (with `:stage` when a stage moved,
+  not only a bid count), which PostgreSQL delivers only if the transaction commits
+  (`app.live.listener` wakes the other processes);
+- `after_commit` calls the wakers `create_app` named with `on_commit`
+  (`app.live.hub.wake_local`: this process's streams); a rollback forgets the notes.
+
+The tables: `LiveVersion` holds one number per event, bumped (row-locked) in the same
+transaction as every change the live pages show, so versions are committed in
+order: a reader that sees version N has every change up to N. `LiveChange` says
+which topic each version changed (`auction` with its place, `event` with place 0);
+a stream resuming from `Last-Event-ID: N` re-sends the current state of the topics
+changed after N. Rows are only inserted (pattern: eventsourcing's `(stream, version)`
+key).
+
+No foreign key to `event`: checking one would take a KEY SHARE lock on the event row at
+the end of a bid, after the auction row's lock, while a close holds the event row and waits
+for that auction row: a deadlock (seen under load). Without it the bump takes one lock,
+always last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import BigInteger, String, func, insert, select
+from sqlalchemy import event as sa_event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from app.core.db import Base, utcnow
+
+CHANNEL = "rogaine_live"
+STAGE_FLAG = ":stage"  # a notification's suffix: a stage moved (send it at once)
+Topic = Literal["auction", "event"]
+Waker = Callable[[int, int, bool], None]  # (event id, version, a stage moved)
+_PENDING = "live_pending"  # session.info: {"topics": {(event, topic, place)}, "stage": bool}
+_COMMITTED = "live_committed"  # session.info: [(event_id, version, a stage moved)]
+_HOOKED = "live_hooked"  # session.info: the session's commit hooks are installed
+_wakers: list[Waker] = []
+
+
+class LiveVersion(Base):
+    """The latest live version of an event (0 = nothing changed yet; no row = 0)."""
+
+    __tablename__ = "live_version"
+
+    event_id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class LiveChange(Base):
+    """Topic `topic` (place `place`, 0 for the event itself) changed at `version`."""
+
+    __tablename__ = "live_change"
+
+    event_id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    topic: Mapped[str] = mapped_column(String(16), primary_key=True)
+    place: Mapped[int] = mapped_column(primary_key=True)
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+def on_commit(waker: Waker) -> None:
+    """Call `waker(event_id, version, stage)` after each commit that bumped a version in
+    this process (idempotent; `create_app` names `app.live.hub.wake_local`)."""
+    if waker not in _wakers:
+        _wakers.append(waker)
+
+
+def changed(
+    session: Session, event_id: int, topic: Topic, place: int = 0, *, stage: bool = False
+) -> None:
+    """Note that this transaction changes `topic` of event `event_id` (an auction's
+    `place`, 0 for the event): at commit its live version is bumped and the phones woken.
+
+    `stage`: a stage the phones show moved (an auction opened or closed, a round opened,
+    closed or revealed a step, the event's status or window changed), not only a bid
+    count: such a change is sent at once (`app.live.hub`: no waiting for the next refresh
+    interval). Call it after the change, in the same transaction; noting twice is free."""
+    pending = session.info.get(_PENDING)
+    if pending is None:
+        pending = session.info[_PENDING] = {"topics": set(), "stage": False}
+    pending["topics"].add((event_id, topic, place))
+    pending["stage"] = pending["stage"] or stage
+    if not session.info.get(_HOOKED):
+        sa_event.listen(session, "before_commit", _write)
+        sa_event.listen(session, "after_commit", _after_commit)
+        sa_event.listen(session, "after_rollback", _forget)
+        session.info[_HOOKED] = True
+
+
+def noted(session: Session) -> tuple[set[tuple[int, str, int]], bool]:
+    """The topics noted so far in this transaction and whether a stage moved (for tests)."""
+    pending = session.info.get(_PENDING) or {"topics": set(), "stage": False}
+    return set(pending["topics"]), bool(pending["stage"])
+
+
+def bump(session: Session, event_id: int) -> int:
+    """Increase the event's live version by one (row-locked until commit); the new version."""
+    values = {"event_id": event_id, "version": 1}
+    dialect = session.get_bind().dialect.name
+    factory = pg_insert if dialect == "postgresql" else sqlite_insert
+    statement = (
+        factory(LiveVersion)
+        .values(**values)
+        .on_conflict_do_update(
+            index_elements=[LiveVersion.event_id],
+            set_={"version": LiveVersion.version + 1},
+        )
+        .returning(LiveVersion.version)
+    )
+    return int(session.execute(statement).scalar_one())
+
+
+def _write(session: Session) -> None:
+    """before_commit: bump the version of each noted event and log its topics."""
+    pending = session.info.get(_PENDING)  # dropped after the commit (or the rollback)
+    if not pending or not pending["topics"]:
+        return
+    if session.new or session.dirty or session.deleted:
+        session.flush()
+    topics: set[tuple[int, str, int]] = pending["topics"]
+    committed = []
+    now = utcnow()
+    postgres = session.get_bind().dialect.name == "postgresql"
+    stage = bool(pending["stage"])
+    flag = STAGE_FLAG if stage else ""
+    for event_id in sorted({t[0] for t in topics}):
+        version = bump(session, event_id)
+        session.execute(
+            insert(LiveChange),
+            [
+                {"event_id": e, "version": version, "topic": t, "place": p, "changed_at": now}
+                for e, t, p in sorted(topics)
+                if e == event_id
+            ],
+        )
+        if postgres:
+            session.execute(select(func.pg_notify(CHANNEL, f"{event_id}:{version}{flag}")))
+        committed.append((event_id, version, stage))
+    session.info[_COMMITTED] = committed
+
+
+def _after_commit(session: Session) -> None:
+    session.info.pop(_PENDING, None)
+    for event_id, version, stage in session.info.pop(_COMMITTED, None) or ():
+        for wake in list(_wakers):
+            wake(event_id, version, stage)
+
+
+def _forget(session: Session, *_args: Any) -> None:
+    session.info.pop(_PENDING, None)
+    session.info.pop(_COMMITTED, None)
