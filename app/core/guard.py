@@ -256,18 +256,21 @@ class ThrottleChecks:
             return retry_after_many(session, clients, limit=limit, window=window, now=utcnow())
 
 
-_tasks: set[asyncio.Task[None]] = set()
-_checks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ThrottleChecks] = (
-    weakref.WeakKeyDictionary()
-)
+_tasks: set[asyncio.Task[None]] = set()  # running checks (asyncio keeps tasks weakly)
 
 
 def throttle_checks(app: Any) -> ThrottleChecks:
-    """The app's coalescing throttle checks of the running event loop."""
+    """The app's coalescing throttle checks of the running event loop (a process has one
+    loop; tests may run several)."""
+    per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ThrottleChecks] | None = getattr(
+        app.state, "throttle_checks", None
+    )
+    if per_loop is None:
+        per_loop = app.state.throttle_checks = weakref.WeakKeyDictionary()
     loop = asyncio.get_running_loop()
-    checks = _checks.get(loop)
-    if checks is None or checks.app is not app:
-        checks = _checks[loop] = ThrottleChecks(app)
+    checks = per_loop.get(loop)
+    if checks is None:
+        checks = per_loop[loop] = ThrottleChecks(app)
     return checks
 
 
