@@ -18,7 +18,9 @@ from app.core.config import Settings
 from app.core.db import transaction
 
 
-def get_settings_dep(request: Request) -> Settings:
+async def get_settings_dep(request: Request) -> Settings:
+    """The app's settings. `async` because it does no I/O: a `def` dependency would cost
+    a worker-thread hop on every request that declares it (issue 24)."""
     return request.app.state.settings
 
 

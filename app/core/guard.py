@@ -24,8 +24,10 @@ The client address is the ASGI `client` (behind a reverse proxy run uvicorn with
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -82,21 +84,38 @@ def retry_after(
     Throttled when `limit` or more failures are younger than `window` (UTC `now`);
     the wait ends when enough of them have aged out to leave one attempt.
     """
+    return retry_after_many(session, [client], limit=limit, window=window, now=now)[client]
+
+
+def retry_after_many(
+    session: Session, clients: Collection[str], *, limit: int, window: timedelta, now: datetime
+) -> dict[str, int | None]:
+    """`retry_after` of each of `clients` (distinct addresses) with one counting query
+    (one more per throttled client): the guard checks concurrent requests together."""
     since = now - window
-    recent = (AuthFailure.client == client, AuthFailure.failed_at > since)
-    count = session.scalar(select(func.count()).select_from(AuthFailure).where(*recent)) or 0
-    if count < limit:
-        return None
-    # The (count - limit + 1)-th oldest failure must age out before one attempt is free.
-    freed_by = session.scalar(
-        select(AuthFailure.failed_at)
-        .where(*recent)
-        .order_by(AuthFailure.failed_at)
-        .offset(count - limit)
-        .limit(1)
+    counts: dict[str, int] = dict.fromkeys(clients, 0)
+    rows = session.execute(
+        select(AuthFailure.client, func.count())
+        .where(AuthFailure.client.in_(list(counts)), AuthFailure.failed_at > since)
+        .group_by(AuthFailure.client)
     )
-    wait = ((freed_by or now) + window - now).total_seconds()
-    return max(1, math.ceil(wait))
+    counts.update({client: count for client, count in rows})
+    waits: dict[str, int | None] = {}
+    for client, count in counts.items():
+        if count < limit:
+            waits[client] = None
+            continue
+        # The (count - limit + 1)-th oldest failure must age out before one attempt is free.
+        freed_by = session.scalar(
+            select(AuthFailure.failed_at)
+            .where(AuthFailure.client == client, AuthFailure.failed_at > since)
+            .order_by(AuthFailure.failed_at)
+            .offset(count - limit)
+            .limit(1)
+        )
+        wait = ((freed_by or now) + window - now).total_seconds()
+        waits[client] = max(1, math.ceil(wait))
+    return waits
 
 
 def record_failure(
@@ -185,6 +204,76 @@ def presents_credential(scope: Scope) -> bool:
     return query.startswith(b"token=") or b"&token=" in query
 
 
+class ThrottleChecks:
+    """The throttle checks of one process (one event loop), coalesced: a request waits
+    for a check that starts after it arrived, and every request waiting meanwhile is
+    answered by the same check (`retry_after_many`: one thread hop, one connection, one
+    query for all of them) instead of one each (issue 24: a single take's cost). At low
+    load a request's check starts at once; nothing waits for a timer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.waiting: dict[str, list[asyncio.Future[int | None]]] = {}
+        self.running = False
+
+    async def retry_after(self, client: str) -> int | None:
+        """`retry_after(client)` from a check started after this call (None: not
+        throttled). Raises what the check raised (a database error)."""
+        future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(client, []).append(future)
+        if not self.running:
+            self.running = True
+            task = asyncio.create_task(self._run())
+            _tasks.add(task)
+            task.add_done_callback(_tasks.discard)
+        return await future
+
+    async def _run(self) -> None:
+        try:
+            while self.waiting:
+                batch, self.waiting = self.waiting, {}
+                try:
+                    async with database_slots(self.app):
+                        waits = await run_in_threadpool(self._check, list(batch))
+                except Exception as exc:  # each waiting request raises it (503 or 500)
+                    for futures in batch.values():
+                        for future in futures:
+                            if not future.done():
+                                future.set_exception(exc)
+                    continue
+                for client, futures in batch.items():
+                    for future in futures:
+                        if not future.done():  # not cancelled (the client went away)
+                            future.set_result(waits[client])
+        finally:
+            self.running = False
+
+    def _check(self, clients: list[str]) -> dict[str, int | None]:
+        settings = self.app.state.settings
+        window = timedelta(seconds=settings.auth_failure_window_seconds)
+        limit = settings.auth_failures_per_window
+        with read_only_session(self.app) as session:
+            return retry_after_many(session, clients, limit=limit, window=window, now=utcnow())
+
+
+_tasks: set[asyncio.Task[None]] = set()  # running checks (asyncio keeps tasks weakly)
+
+
+def throttle_checks(app: Any) -> ThrottleChecks:
+    """The app's coalescing throttle checks of the running event loop (a process has one
+    loop; tests may run several)."""
+    per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ThrottleChecks] | None = getattr(
+        app.state, "throttle_checks", None
+    )
+    if per_loop is None:
+        per_loop = app.state.throttle_checks = weakref.WeakKeyDictionary()
+    loop = asyncio.get_running_loop()
+    checks = per_loop.get(loop)
+    if checks is None:
+        checks = per_loop[loop] = ThrottleChecks(app)
+    return checks
+
+
 class SignInGuardMiddleware:
     """ASGI middleware: the throttle check and the organiser-session check before the
     route (one short database session under the process's database gate), the failure
@@ -231,7 +320,7 @@ class SignInGuardMiddleware:
         sid = self.session_id_of(request)
         window = timedelta(seconds=settings.auth_failure_window_seconds)
         limit = settings.auth_failures_per_window
-        if credentialed or sid is not None:
+        if sid is not None:  # a page with an organiser cookie: both checks, one session
 
             def check() -> tuple[int | None, bool]:
                 now = utcnow()
@@ -241,15 +330,17 @@ class SignInGuardMiddleware:
                         if credentialed
                         else None
                     )
-                    alive = sid is not None and session_alive(session, sid, now)
+                    alive = session_alive(session, sid, now)
                 return wait, alive
 
             async with database_slots(app):
                 wait, alive = await run_in_threadpool(check)
             setattr(request.state, SESSION_FLAG, alive)
-            if wait is not None:
-                await self.refusal(request, wait)(scope, receive, send)
-                return
+        else:
+            wait = await throttle_checks(app).retry_after(client) if credentialed else None
+        if wait is not None:
+            await self.refusal(request, wait)(scope, receive, send)
+            return
         if not credentialed:
             await self.app(scope, receive, send)
             return

@@ -49,7 +49,8 @@ CSRF_EXEMPT: dict[tuple[str, str], str] = {
 def route_path(request: Request) -> str:
     """The path template of the route that answers `request` (`/me/ceremony/{place}/bid`)."""
     route = request.scope.get("route")
-    return getattr(route, "path", request.url.path)
+    path = getattr(route, "path", None)  # not getattr's default: `request.url` costs a parse
+    return path if isinstance(path, str) else request.url.path
 
 
 def back_of(path: str) -> str | None:

@@ -3,6 +3,7 @@ database, revocable organiser sessions, the production token length."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -10,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from sqlalchemy import Engine, func, select
+from sqlalchemy import event as sa_event
 from sqlalchemy.orm import Session
 
 from app.core import guard
@@ -159,6 +161,40 @@ def test_the_window_slides(session: Session):
     assert session.scalar(select(func.count()).select_from(guard.AuthFailure)) == 4
     assert wait(1, client="b") == 300
     session.rollback()
+
+
+def test_concurrent_checks_share_one_query(engine: Engine, session: Session):
+    """Checks that wait together are answered by one counting query (issue 24), each
+    with its own address's answer: HERE has LIMIT failures, THERE none."""
+    now = datetime.now(UTC)
+    for minutes_ago in (3, 2, 1):
+        at = now - timedelta(minutes=minutes_ago)
+        guard.record_failure(session, HERE[0], "/p/x", window=timedelta(hours=1), now=at)
+    session.commit()
+    app = guarded_app(engine)
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if "auth_failure" in statement:
+            statements.append(statement)
+
+    async def five_checks():
+        checks = guard.throttle_checks(app)
+        addresses = [HERE[0], THERE[0], HERE[0], THERE[0], HERE[0]]
+        return await asyncio.gather(*(checks.retry_after(a) for a in addresses))
+
+    sa_event.listen(engine, "before_cursor_execute", record)
+    try:
+        waits = asyncio.run(five_checks())
+    finally:
+        sa_event.remove(engine, "before_cursor_execute", record)
+    # The oldest of HERE's 3 failures (3 min ago) frees an attempt in 600 - 180 s.
+    assert all(wait is not None and 415 <= wait <= 420 for wait in waits[::2])
+    assert waits[1::2] == [None, None]
+    # One count for all five, one look-up of when HERE's oldest failure ages out.
+    assert len(statements) == 2
+    assert "count(" in statements[0]
+    assert "count(" not in statements[1]
 
 
 def test_logout_revokes_the_organiser_session_everywhere(engine: Engine):
