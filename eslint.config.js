@@ -1,6 +1,7 @@
 // eslint (flat config) for the front end: app/static, the Node tests and this file.
-// The browser files are classic scripts today (no import/export; they share a few
-// window globals, listed per file below), so they are linted as sourceType "script".
+// The browser files are classic scripts (no import/export; they share a few window
+// globals, listed per file below), linted as sourceType "script"; the ES modules
+// (hall.js) as "module".
 // Run: `make lint-js` (or `npx eslint` after `npm ci`).
 "use strict";
 const js = require("@eslint/js");
@@ -37,6 +38,11 @@ module.exports = [
     files: ["app/static/offline/sw.js"],
     languageOptions: { globals: { ...globals.serviceworker } },
     rules: { "no-implicit-globals": "off" },
+  },
+  {
+    // ES modules (`<script type="module">`): their top-level names are the module's own.
+    files: ["app/static/hall.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module" },
   },
   {
     // Swagger UI's bundle (vendored) defines this global before docs-init.js runs.

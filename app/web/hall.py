@@ -28,6 +28,7 @@ from app.flows import hall as hall_flow
 from app.live import snapshots as live_snapshots
 from app.web.common import render
 from app.web.forms import AdminPage, OrganiserOrVisitor, done
+from app.web.templating import theme_of
 
 router = APIRouter(include_in_schema=False)
 
@@ -61,6 +62,8 @@ def hall_page(
         "closes": events_service.local_time(event, event.closes_at, "%d.%m %H:%M"),
         "live_version": version,
         "organiser": caller.is_organiser,
+        # a dark hall: dark unless the visitor chose the light theme
+        "theme": "light" if theme_of(request) == "light" else "dark",
     }
     return render(request, "hall.html", context)
 

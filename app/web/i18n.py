@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from fastapi import Request
 
+from app.web.i18n_hall import HALL_MESSAGES
+
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
 LANG_COOKIE = "lang"
@@ -990,6 +992,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "This part of the service is not available yet.",
     ),
 }
+
+MESSAGES.update(HALL_MESSAGES)  # the hall screen's words (app/web/i18n_hall.py)
 
 
 # Organiser setup pages (app/web/admin/setup.py), error codes of the domains, the form
