@@ -13,6 +13,7 @@
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 5000;
 const HELLO_MS = 10000;
+const CHART_WIDTH = 400;  // the SVG's units, as hall.html draws it
 
 const root = document.getElementById("hall");
 
@@ -51,11 +52,14 @@ function svgEl(name, attributes, text) {
   return el;
 }
 
-function localTime(iso, timeZone) {
+function localTime(iso, timeZone, date) {
+  const parts = { hour: "2-digit", minute: "2-digit", hour12: false, timeZone, ...date };
   try {
-    return new Intl.DateTimeFormat(document.documentElement.lang || "ru", {
-      hour: "2-digit", minute: "2-digit", hour12: false, timeZone,
-    }).format(new Date(iso));
+    const found = {};
+    new Intl.DateTimeFormat("en-GB", parts).formatToParts(new Date(iso))
+      .forEach(({ type, value }) => { found[type] = value; });
+    const time = `${found.hour}:${found.minute}`;
+    return date ? `${found.day}.${found.month} ${time}` : time;  // as the server writes it
   } catch (e) {
     return iso.slice(11, 16);
   }
@@ -79,7 +83,7 @@ class Hall {
 
   tick() {
     if (this.phase === "closed") {
-      this.countdown.textContent = "";
+      this.countdown.textContent = this.text.closed;
       return;
     }
     const left = (this.deadline - Date.now()) / 1000;
@@ -146,8 +150,11 @@ class Hall {
     this.phase = data.phase;
     this.deadline = Date.now() + data.seconds_left * 1000;
     this.countdown.dataset.phase = data.phase;
-    const label = { open: "closes_in", before: "opens_in" }[data.phase] || "closed";
-    field("clock-label").textContent = this.text[label];
+    const label = { open: "closes_in", before: "opens_in" }[data.phase];
+    field("clock-label").textContent = label ? this.text[label] : "";
+    field("closes").textContent = fill(this.text.closes_at, {
+      when: localTime(data.event.closes_at, this.timezone, { day: "2-digit", month: "2-digit" }),
+    });
     this.tick();
   }
 
@@ -162,11 +169,11 @@ class Hall {
       box.appendChild(p);
       return;
     }
-    const width = 600 / takes.length;
+    const width = CHART_WIDTH / takes.length;
     const top = Math.max(1, ...takes);
     const label = document.getElementById("hall-chart-title").textContent;
     const svg = svgEl("svg", {
-      viewBox: "0 0 600 220", role: "img", class: "hall-svg",
+      viewBox: `0 0 ${CHART_WIDTH} 220`, role: "img", class: "hall-svg",
       "aria-label": `${label}: ${takes.join(", ")}`,
     });
     takes.forEach((count, i) => {

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session
 
+from app.events import service as events_service
 from app.events.models import Event
 from tests.factories import cp_code, make_combination, make_event, make_participant
 from tests.web.conftest import WAIT_MS, WAIT_S, axe_violations
@@ -33,14 +34,16 @@ def hall_event(engine) -> tuple[int, str, int, int]:
         return event.id, f"{cp_code('2S')}{event.id}", full.id, high.id
 
 
-def close_course(engine, event_id: int) -> None:
+def close_course(engine, event_id: int) -> str:
     """The course closes now (the window's end reached: no replay of the feed, which
-    would rebuild the combinations the factory stored without their takes)."""
+    would rebuild the combinations the factory stored without their takes). Returns the
+    close as the page writes it (event time)."""
     with Session(engine) as session:
         event = session.get(Event, event_id)
         event.closes_at = datetime.now(UTC)
         event.status = "course_closed"
         session.commit()
+        return events_service.local_time(event, event.closes_at, "%d.%m %H:%M")
 
 
 def shot(page, tmp_path: Path, name: str) -> None:
@@ -86,12 +89,13 @@ def test_the_hall_screen_follows_a_take_and_the_ceremony(
         assert axe_violations(page) == []
         shot(page, tmp_path, f"hall-course-{width}")
 
-    close_course(live_server.engine, event_id)
+    closes = close_course(live_server.engine, event_id)
     assert api.post("/auctions/3/open").is_success
     for page, _ in pages:
         step = page.locator("[data-hall='ceremony'] li").first
         step.get_by_text("идёт приём заявок").wait_for()
-        assert text_of(page, "clock-label") == "Дистанция закрыта"
+        assert text_of(page, "countdown") == "Дистанция закрыта"
+        assert text_of(page, "closes") == f"закрытие {closes}"  # the new close, in place
     for who, combination in (("41", full), ("42", high)):
         bid = {"participant": who, "combination_id": combination}
         assert api.post("/auctions/3/bids", json=bid).is_success
