@@ -50,7 +50,7 @@ class Event(Base):
     # Kept here so that the phone's results page reads it with the event row.
     final_log_head: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # The owner made the hall screen (`/hall/{id}`) public: anybody may watch it (issue 29).
-    hall_public: Mapped[bool] = mapped_column(default=False, server_default=false())
+    hall_public: Mapped[bool] = mapped_column(server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
