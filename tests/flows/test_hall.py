@@ -4,7 +4,7 @@ always)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -16,6 +16,7 @@ from app.flows import hall as hall_flow
 from tests.factories import make_participant
 from tests.feed.conftest import OPENS, World, at
 from tests.feed.test_tallies import deliver
+from tests.live.test_stream import ceremony_event
 from tests.web.test_signin import admin_login, csrf_of
 
 NOW = OPENS + timedelta(minutes=95)  # 1 h 35 min into the course
@@ -108,6 +109,9 @@ def test_private_by_default_public_on_request_organiser_always(
     session.rollback()
     page, data = (client.get(url) for url in urls)
     assert page.status_code == 200 and "hint 1" in page.text
+    assert "Взятия за 10 минут" in page.text and 'data-theme="dark"' in page.text
+    english = client.get(urls[0], headers={"Cookie": "lang=en"}).text
+    assert "Takes per 10 minutes" in english and "Out on the course" in english
     body = data.json()
     assert (body["participants"], body["combinations"]) == (3, 1)
     # no card, no code: neither the deck's cards nor the CPs' codes appear
@@ -128,3 +132,37 @@ def switch(organiser: TestClient, world: World, public: str) -> Response:
     data = {"csrf_token": csrf_of(form)} | ({"public": public} if public else {})
     url = f"/admin/events/{world.id}/hall-screen"
     return organiser.post(url, data=data, follow_redirects=False)
+
+
+def test_the_ceremony_steps_and_the_podium_only_once_revealed(
+    client: TestClient, admin: dict, engine, session: Session
+) -> None:
+    event_id, _anna, _boris, full, high = ceremony_event(engine)
+    api = f"/api/v1/events/{event_id}/auctions/3"
+
+    def hall() -> dict:
+        session.expire_all()
+        data = hall_flow.hall_data(session, session.get(Event, event_id), datetime.now(UTC))
+        session.rollback()
+        return data
+
+    assert client.post(f"{api}/open", headers=admin).is_success
+    assert hall()["ceremony"][0] == {
+        "place": 3, "status": "open", "round": 1, "revealing": False, "revealed": None
+    }  # fmt: skip
+    for who, combination in (("41", full), ("42", high)):
+        bid = {"participant": who, "combination_id": combination}
+        assert client.post(f"{api}/bids", json=bid, headers=admin).is_success
+    assert client.post(f"{api}/close", headers=admin).json()["winner"] == "41"
+    data = hall()  # closed, being revealed: no step shown yet, no podium
+    assert data["ceremony"][0] == {
+        "place": 3, "status": "closed", "round": 1, "revealing": True, "revealed": 0
+    }  # fmt: skip
+    assert data["podium"] == []
+    assert client.post(f"{api}/reveal", headers=admin).json()["revealed"] == 1
+    assert hall()["ceremony"][0]["revealed"] == 1 and hall()["podium"] == []
+    assert client.post(f"{api}/reveal", json={"all": True}, headers=admin).is_success
+    data = hall()
+    assert data["ceremony"][0]["revealing"] is False
+    assert data["podium"] == [{"place": 3, "name": "Анна", "category": "full_house"}]
+    assert [s["status"] for s in data["ceremony"][1:]] == ["pending", "pending"]
