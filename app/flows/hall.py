@@ -9,7 +9,7 @@ they are up against), the auctions' steps and the podium once revealed (through
 
 Cost (issue 24): a fixed number of aggregate queries whatever the event's size (the
 participants' tallies for the counts, one range count for the chart, one grouped count
-for the CPs, two small queries for the auctions' stages), and one computation per
+for the CPs (and the 54 CPs), two small queries for the auctions' stages), and one computation per
 process and event every `CACHE_SECONDS` (`HallCache`) however many screens watch.
 
 "Finished": a rogaine has a floating start and no finish punch (RULES.md §1.1), so a
@@ -105,23 +105,27 @@ def participant_counts(session: Session, event: Event, now: datetime) -> dict[st
 
 def checkpoint_counts(session: Session, event_id: int) -> list[dict[str, Any]]:
     """Every CP of the event with how often its card was taken (counted card takes),
-    the most taken first: `number`, `hint`, `taken`. Never the card or a code."""
-    taken = func.count(TakeOutcome.take_id)
-    rows = session.execute(
-        select(Checkpoint.number, Checkpoint.hint, taken)
-        .outerjoin(
-            TakeOutcome,
-            and_(
-                TakeOutcome.checkpoint_id == Checkpoint.id,
-                TakeOutcome.kind == "card",
-                TakeOutcome.outcome == COUNTED,
-            ),
+    the most taken first: `number`, `hint`, `taken`. Never the card or a code. One
+    grouped count over the card outcomes (one pass: a join per CP would scan them once
+    per CP on SQLite), then the event's CPs."""
+    counted = session.execute(
+        select(TakeOutcome.checkpoint_id, func.count())
+        .join(Checkpoint, Checkpoint.id == TakeOutcome.checkpoint_id)
+        .where(
+            Checkpoint.event_id == event_id,
+            TakeOutcome.kind == "card",
+            TakeOutcome.outcome == COUNTED,
         )
-        .where(Checkpoint.event_id == event_id)
-        .group_by(Checkpoint.id, Checkpoint.number, Checkpoint.hint)
-        .order_by(taken.desc(), Checkpoint.number)
+        .group_by(TakeOutcome.checkpoint_id)
     )
-    return [{"number": n, "hint": hint or "", "taken": int(c)} for n, hint, c in rows]
+    taken = {checkpoint_id: int(count) for checkpoint_id, count in counted}
+    rows = session.execute(
+        select(Checkpoint.id, Checkpoint.number, Checkpoint.hint).where(
+            Checkpoint.event_id == event_id
+        )
+    )
+    found = [{"number": n, "hint": hint or "", "taken": taken.get(i, 0)} for i, n, hint in rows]
+    return sorted(found, key=lambda cp: (-cp["taken"], cp["number"]))
 
 
 def combinations_saved(session: Session, event_id: int) -> int:
