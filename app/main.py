@@ -27,6 +27,7 @@ from app.live import endpoints as live_endpoints
 from app.poker import endpoints as poker
 from app.web import api_docs
 from app.web import common as common_pages
+from app.web import hall as hall_pages
 from app.web.admin import course as course_pages
 from app.web.admin import iof as admin_iof_pages
 from app.web.admin import pages as admin_pages
@@ -122,6 +123,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(api_docs.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)
+    app.include_router(hall_pages.router)
     app.include_router(extra_games_pages.router)
     app.include_router(feed_endpoints.router)
     app.include_router(flows_endpoints.router)

@@ -14,6 +14,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -48,6 +49,8 @@ class Event(Base):
     # "bids", "at"}` (`at` ISO 8601 UTC). None before the finish and after an undone close.
     # Kept here so that the phone's results page reads it with the event row.
     final_log_head: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The owner made the hall screen (`/hall/{id}`) public: anybody may watch it (issue 29).
+    hall_public: Mapped[bool] = mapped_column(server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -23,8 +25,9 @@ from fastapi import APIRouter, Header, Path, Query, Request
 from sse_starlette import EventSourceResponse
 from sse_starlette.event import ServerSentEvent
 
-from app.core.errors import NotFound
+from app.core.errors import Forbidden, NotFound
 from app.core.principal import OrganiserOrPublicDep
+from app.flows import hall as hall_flow
 from app.live import snapshots
 from app.live.hub import Channel, Hub, hub_for
 
@@ -54,11 +57,13 @@ async def messages(
     organiser: bool,
     shutdown: anyio.Event,
     counts: bool = True,
+    hall: hall_flow.HallCache | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream of one client: what changed after `after`, then every change as it
     comes (with `counts` False, no `auction` message whose status and round did not change:
     bid counts only; the hub does not even wake such a stream for them); the organiser
-    also gets `feed` counters when they change."""
+    also gets `feed` counters when they change, a hall screen (`hall`: the process's
+    cache) its `hall` data."""
     loop = asyncio.get_running_loop()
     queue = hub.subscribe(channel, counts)
 
@@ -79,15 +84,12 @@ async def messages(
             sent[key], shapes[key] = version, shape
             yield message if counts else short
         deadline = loop.time() + MAX_LIFETIME_SECONDS
-        next_feed, last_feed = loop.time(), None
+        tickers = _tickers(hub, channel, organiser, hall)
         while (remaining := deadline - loop.time()) > 0:
-            if organiser and loop.time() >= next_feed:
-                next_feed = loop.time() + FEED_EVERY_SECONDS
-                counters = await hub.read(snapshots.feed_counters, channel.event_id)
-                if counters != last_feed:
-                    last_feed = counters
-                    yield ServerSentEvent(data=json.dumps(counters), event="feed").encode()
-            wait = min(remaining, FEED_EVERY_SECONDS) if organiser else remaining
+            for ticker in tickers:
+                if (message := await ticker.tick(loop.time())) is not None:
+                    yield message
+            wait = min(remaining, FEED_EVERY_SECONDS) if tickers else remaining
             try:
                 item = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
@@ -106,6 +108,50 @@ async def messages(
         hub.unsubscribe(channel, queue)
 
 
+class Ticker:
+    """A message sent every FEED_EVERY_SECONDS when its data changed (`feed`, `hall`)."""
+
+    def __init__(self, name: str, read: Callable[[], Awaitable[Any]], same: Callable) -> None:
+        self.name, self.read, self.same = name, read, same
+        self.next, self.last = 0.0, None
+
+    async def tick(self, now: float) -> bytes | None:
+        """The message when it is due and its data changed, else None."""
+        if now < self.next:
+            return None
+        self.next = now + FEED_EVERY_SECONDS
+        data = await self.read()
+        if self.last is not None and self.same(data, self.last):
+            return None
+        self.last = data
+        return ServerSentEvent(data=json.dumps(data), event=self.name).encode()
+
+
+def _tickers(
+    hub: Hub, channel: Channel, organiser: bool, hall: hall_flow.HallCache | None
+) -> list[Ticker]:
+    """The periodic messages of a stream: the organiser's `feed` counters, the hall's data
+    (compared without its clock, which moves every second)."""
+    tickers = []
+    if organiser:
+        feed = partial(hub.read, snapshots.feed_counters, channel.event_id)
+        tickers.append(Ticker("feed", feed, operator.eq))
+    if hall is not None:
+
+        def hall_read() -> Awaitable[Any]:
+            return hub.read(hall_flow.snapshot, channel.event_id, hall, channel.version)
+
+        tickers.append(Ticker("hall", hall_read, _same_hall))
+    return tickers
+
+
+def _same_hall(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    clock = ("seconds_left", "phase")
+    return {k: v for k, v in a.items() if k not in clock} == {
+        k: v for k, v in b.items() if k not in clock
+    }
+
+
 @router.get(
     "/live",
     response_class=EventSourceResponse,
@@ -121,6 +167,7 @@ async def live(
     since: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     last_event_id: Annotated[str | None, Header(max_length=40)] = None,
     counts: Annotated[bool, Query(description="false: no bid-count-only updates")] = True,
+    hall: Annotated[bool, Query(description="true: the hall screen's `hall` data")] = False,
 ) -> Any:
     """Server-sent events of the event's live pages (public; `feed` for the organiser).
 
@@ -129,16 +176,22 @@ async def live(
     page, which shows no bid count): an auction's message only when its status or round
     changed, so bidding costs the waiting phones nothing, and its revealed bids in the
     compact form the phone shows (`compact: true`: participant, round, rank, cards,
-    category; no receipt, nonce or ids). 404 `event_not_found`."""
+    category; no receipt, nonce or ids). `hall=true` (the hall screen): also `hall`, the
+    screen's data when it changed (every 5 s at most), for whom `hall_access` admits
+    (403 `hall_not_public` otherwise). 404 `event_not_found`."""
     hub = hub_for(request.app)
     try:
         channel = await hub.channel(event_id)
+        watch = hall and await hub.read(hall_flow.access_by_id, event_id, caller)
     except LookupError:
         raise NotFound(f"Event {event_id} not found.", code="event_not_found") from None
+    if hall and not watch:
+        raise Forbidden("This event's hall screen is not public.", code="hall_not_public")
+    cache = hall_flow.cache_for(request.app.state) if watch else None
     after = resume_point(last_event_id, since)
     shutdown = anyio.Event()
     return EventSourceResponse(
-        messages(hub, channel, after, caller.is_organiser, shutdown, counts),
+        messages(hub, channel, after, caller.is_organiser, shutdown, counts, cache),
         ping=PING_SECONDS,
         shutdown_event=shutdown,
         shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,

@@ -220,11 +220,11 @@ def done(url: str, key: str) -> Response:
 
 def is_page(request: Request) -> bool:
     """True for the HTML pages whose 404 is a page, not a problem: `/admin…`, `/me…`,
-    `/t/…` (not their `.json` polls)."""
+    `/t/…`, `/hall/…` (not their `.json` polls)."""
     path = request.url.path
     if path.endswith(".json"):  # the pages' live counters and polls stay JSON
         return False
-    return path in ("/admin", "/me") or path.startswith(("/admin/", "/me/", "/t/"))
+    return path in ("/admin", "/me") or path.startswith(("/admin/", "/me/", "/t/", "/hall/"))
 
 
 def not_found_page(request: Request, status: int = 404) -> Response | None:

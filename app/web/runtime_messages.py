@@ -32,6 +32,7 @@ RUNTIME_MESSAGES = (
     N_("admin.done.deck_shuffled"),
     N_("admin.done.event_created"),
     N_("admin.done.event_saved"),
+    N_("admin.done.hall_saved"),
     N_("admin.done.key_revoked"),
     N_("admin.done.link_reissued"),
     N_("admin.done.participant_added"),

@@ -96,6 +96,10 @@ ROUTES: dict[str, Route] = {
     "/admin/events/{event_id}/course": Route("course window page"),
     "/admin/events/{event_id}/keys": Route("integration keys"),
     "/admin/events/{event_id}/settings": Route("event settings form"),
+    # -- the hall screen (issue 29; the walk's events make it public, so every caller
+    # reads it): no card, no code, no sealed bid for anybody
+    "/hall/{event_id}": Route("the hall screen (public-safe)"),
+    "/hall/{event_id}/data.json": Route("the hall screen's data (public-safe)"),
     # -- tables (games module pages)
     "/g/{token}": Route("a game seat's or table's page"),
     "/games/liars-holdem": Route("new Liar's Hold'em table form"),
@@ -126,7 +130,9 @@ ROUTES: dict[str, Route] = {
     "/api/v1/events/{event_id}/iof/entry-list.xml": Route("IOF EntryList"),
     "/api/v1/events/{event_id}/iof/result-list.xml": Route("IOF ResultList"),
     "/api/v1/events/{event_id}/live": Route(
-        "the live stream (SSE); the phone's compact form too", stream=True, also=("counts=false",)
+        "the live stream (SSE); the phone's compact form and the hall screen's too",
+        stream=True,
+        also=("counts=false", "hall=true"),
     ),
     "/api/v1/events/{event_id}/log/head": Route("the log head"),
     "/api/v1/events/{event_id}/log/verify": Route("the log check"),

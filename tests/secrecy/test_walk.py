@@ -33,7 +33,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.db import make_engine, make_sessionmaker
-from app.events.models import Checkpoint
+from app.events.models import Checkpoint, Event
 from app.main import create_app
 from tests.conftest import make_settings, truncate_all
 from tests.events.conftest import decode_png, decode_svg
@@ -79,6 +79,9 @@ def walk(
             built[phase] = worlds.build_auction(client, session, phase)
         for world in built.values():
             world.key = worlds.integration_key(client, world.event_id)
+        for world in built.values():  # the hall screen public: every caller reads it
+            session.get(Event, world.event_id).hall_public = True
+        session.commit()
         yield Walk(
             app, client, session, built, worlds.build_outsider(session), worlds.game_seat(client)
         )

@@ -1,0 +1,31 @@
+"""hall screen: the event owner may make the hall screen public (issue 29 item 2)
+
+`event.hall_public` (false by default): anybody may open `/hall/{event_id}`; otherwise
+only the organiser (and, later, a `screen` member) may.
+
+Revision ID: 0020_hall_screen
+Revises: 0018_participant_tallies
+Create Date: 2026-12-07 12:00:00
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0020_hall_screen"
+down_revision: str | None = "0018_participant_tallies"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("event", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("hall_public", sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("event", schema=None) as batch_op:
+        batch_op.drop_column("hall_public")
