@@ -47,7 +47,7 @@ from app.flows.schemas import EventChanged
 
 router = APIRouter(prefix="/api/v1", tags=["events"])
 
-MAX_CSV_BYTES = 2_000_000
+MAX_CSV_BYTES = csvfiles.MAX_CSV_BYTES
 CSV_BODY = {
     "requestBody": {
         "description": "CSV as the body (`text/csv`) or as the multipart form field `file`.",

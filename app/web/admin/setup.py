@@ -19,14 +19,13 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, File, Form, Path, Request, Response, UploadFile
 from markupsafe import Markup
 
-from app.core import iof
+from app.core import csvfiles, iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, InputProblem, Unprocessable
 from app.events import printing
 from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
-from app.events.endpoints import MAX_CSV_BYTES, csv_text
 from app.events.models import Event
 from app.events.qr import personal_url, qr_svg
 from app.events.schemas import (
@@ -292,8 +291,8 @@ def read_upload(file: UploadFile | None) -> bytes:
     `csv_missing_file` when none was chosen."""
     if file is None or not file.filename:
         raise Unprocessable("Choose a file.", code="csv_missing_file")
-    data = file.file.read(MAX_CSV_BYTES + 1)
-    if len(data) > MAX_CSV_BYTES:
+    data = file.file.read(csvfiles.MAX_CSV_BYTES + 1)
+    if len(data) > csvfiles.MAX_CSV_BYTES:
         raise AppError("The file is too large.", code="payload_too_large", status=413)
     return data
 
@@ -309,7 +308,7 @@ def import_checkpoints(
     errors by row on the page)."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url):
-        event_setup.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
+        event_setup.import_checkpoints_csv(session, event, csvfiles.decode(read_upload(file)))
     return done(url, "deck_imported")
 
 
@@ -468,7 +467,7 @@ def import_participants(
         if iof.looks_like_xml(data):
             events_service.import_participants_iof(session, event, data)
         else:
-            events_service.import_participants_csv(session, event, csv_text(data))
+            events_service.import_participants_csv(session, event, csvfiles.decode(data))
     return done(url, "participants_imported")
 
 
