@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import views as auction_views
+from app.core.principal import PUBLIC
 from app.events.models import Event, Participant
 from app.live.models import LiveChange, LiveVersion
 
-PUBLIC = auction_views.PUBLIC
 Topic = tuple[str, int]  # ("auction", place) | ("event", 0)
 
 

@@ -20,6 +20,7 @@ from app.auctions import views as auction_views
 from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import AuctionView, RoundView, current_eligible
 from app.core.db import utcnow
+from app.core.principal import ORGANISER, PUBLIC
 from app.events import repository as events_repo
 from app.events import rules as event_rules
 from app.events import service as events_service
@@ -129,7 +130,7 @@ def confirmation(
 ) -> dict[str, Any]:
     """What the confirmation page of a close or an undo of auction `place` says will
     happen (title, lines, button), from the organiser's view of the auction now."""
-    view = auction_views.auction_view(session, event, place, auction_views.Caller(organiser=True))
+    view = auction_views.auction_view(session, event, place, ORGANISER)
     number = view["round"] or 1
     if action == "close":
         lines = [
@@ -167,7 +168,7 @@ def projector_context(session: Session, event: Event, place: int) -> dict[str, A
     bids weakest first (`shown`), `sealed` (how many are still hidden) and `complete`
     (the outcome is revealed); `latest` the id of the element revealed last (the page
     scrolls it into view); `can_reveal` the organiser's reveal buttons."""
-    view = auction_views.auction_view(session, event, place, auction_views.PUBLIC)
+    view = auction_views.auction_view(session, event, place, PUBLIC)
     closed = [r for r in view.get("rounds", []) if r["status"] == RoundStatus.CLOSED]
     history = []
     for rnd in closed[:-1]:

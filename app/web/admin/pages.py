@@ -20,7 +20,7 @@ from app.auctions import views as auction_views
 from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
-from app.core.principal import OrganiserDep
+from app.core.principal import ORGANISER, PUBLIC, OrganiserDep, Principal
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
@@ -348,11 +348,8 @@ def revoke_key(
 
 # --- ceremony ----------------------------------------------------------------------
 
-ORGANISER = auction_views.Caller(organiser=True)
-PUBLIC = auction_views.PUBLIC
 
-
-def ceremony_views(session: Session, event: Event, caller) -> list[dict[str, Any]]:
+def ceremony_views(session: Session, event: Event, caller: Principal) -> list[dict[str, Any]]:
     """Each auction in ceremony order (3rd place first) as `caller` may see it."""
     return [
         auction_views.auction_view(session, event, place, caller)
