@@ -23,7 +23,6 @@ from app.events.deps import EventDep, ParticipantDep, participant_of
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
-from app.feed import repository as repo
 from app.feed.batching import feed_batcher
 from app.feed.schemas import (
     CorrectionRead,
@@ -198,7 +197,7 @@ def participant_state(
     """The organiser, or the participant with their own access token."""
     organiser = principal.is_organiser
     caller = participant_of(session, principal)
-    participant = repo.participants_by_external_id(session, event.id, [external_id]).get(
+    participant = views.participants_by_external_id(session, event.id, [external_id]).get(
         external_id
     )
     if caller is not None and (participant is None or caller.id != participant.id):

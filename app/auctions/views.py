@@ -710,3 +710,9 @@ def archived_ceremony(session: Session, event: Event, read_rows: RowReader) -> d
         "auction_rounds": read_rows(session, rounds, rounds.c.auction_id.in_(auctions)),
         "bids": read_rows(session, bids, bids.c.auction_id.in_(auctions)),
     }
+
+
+def winner_external_ids(session: Session, event_id: int) -> set[str]:
+    """External ids of the event's auction winners so far (RULES.md I-8: a winner does
+    not bid again)."""
+    return set(repo.external_ids_of(session, repo.winner_ids(session, event_id)).values())

@@ -1061,3 +1061,21 @@ def token_issued(new: NewParticipant, base_url: str) -> AccessTokenIssued:
         access_token=new.access_token,
         personal_url=personal_url(base_url, new.access_token),
     )
+
+
+# -- reads for the routers and pages (the SQL is in app.events.repository) --------------------
+
+
+def list_events(session: Session) -> Sequence[Event]:
+    """Every event, by id (`repository.list_events`)."""
+    return repository.list_events(session)
+
+
+def checkpoints(session: Session, event_id: int) -> Sequence[Checkpoint]:
+    """The event's checkpoints by number (`repository.checkpoints`)."""
+    return repository.checkpoints(session, event_id)
+
+
+def participants(session: Session, event_id: int) -> Sequence[Participant]:
+    """The event's participants by id (`repository.participants`)."""
+    return repository.participants(session, event_id)

@@ -13,7 +13,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
@@ -21,7 +20,6 @@ from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import AuctionView, RoundView, current_eligible
 from app.core.db import utcnow
 from app.core.principal import ORGANISER, PUBLIC
-from app.events import repository as events_repo
 from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.models import Event
@@ -48,13 +46,11 @@ def _bidders(session: Session, event: Event, view: AuctionView | None) -> list[t
     a winner, RULES.md I-8; in a tie-break round, the tied bidders only, I-9)."""
     if view is None:
         return []
-    winners = set(
-        auction_repo.external_ids_of(session, auction_repo.winner_ids(session, event.id)).values()
-    )
+    winners = auction_views.winner_external_ids(session, event.id)
     eligible = current_eligible(view)
     return [
         (p.external_id, p.name)
-        for p in events_repo.participants(session, event.id)
+        for p in events_service.participants(session, event.id)
         if auction_rules.may_bid(
             auction_status=view["status"],
             bidder=p.external_id,

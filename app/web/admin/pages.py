@@ -24,7 +24,6 @@ from app.core.principal import ORGANISER, PUBLIC, OrganiserDep, Principal
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
-from app.events import repository as events_repo
 from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.deps import EventDep
@@ -92,7 +91,7 @@ def logout(request: Request, session: SessionDep) -> Response:
 @router.get("")
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
-    events = events_repo.list_events(session)
+    events = events_service.list_events(session)
     context = {
         "events": events,
         "local": lambda moment, event: events_service.local_time(event, moment),
@@ -208,7 +207,7 @@ def participant_cards(
     if participant:
         targets = [events_service.get_participant(session, event, participant)]
     else:
-        targets = list(events_repo.participants(session, event.id))
+        targets = list(events_service.participants(session, event.id))
     again = reissue == "1"
     issued, renewed = events_service.card_tokens(
         session, event, targets, settings.cookie_secret, reissue=again
@@ -364,7 +363,7 @@ def ceremony_version(views: list[dict[str, Any]]) -> str:
 
 
 def names_of(session: Session, event: Event) -> dict[str, str]:
-    return {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+    return {p.external_id: p.name for p in events_service.participants(session, event.id)}
 
 
 @router.get("/events/{event_id}/ceremony")

@@ -23,7 +23,6 @@ from app.core import csvfiles, iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, InputProblem, Unprocessable
 from app.events import printing
-from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
@@ -35,7 +34,7 @@ from app.events.schemas import (
     ParticipantCreate,
     check_timezone,
 )
-from app.feed import repository as feed_repo
+from app.feed import views as feed_views
 from app.feed.rules import PlayState
 from app.flows import course as course_flow
 from app.flows import event_setup
@@ -260,7 +259,7 @@ def checkpoints_page(
     context = {
         "event": event,
         "section": "checkpoints",
-        "checkpoints": events_repo.checkpoints(session, event.id),
+        "checkpoints": events_service.checkpoints(session, event.id),
         "deck_locked": event_setup.has_takes(session, event),
     }
     return page(request, "admin/checkpoints.html", context)
@@ -364,7 +363,7 @@ def print_checkpoints(
     event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: AdminPage
 ) -> Response:
     """The QR sheet for the printer (a page: without a session it leads to the sign-in)."""
-    checkpoints = events_repo.checkpoints(session, event.id)
+    checkpoints = events_service.checkpoints(session, event.id)
     return printing.checkpoint_sheet(request, event, checkpoints, settings.base_url)
 
 
@@ -379,12 +378,12 @@ def participants_page(
     re-issue a link and remove one who has no take yet."""
     states = {
         participant.id: PlayState.from_json(row.state)
-        for row, participant in feed_repo.states_of_event(session, event.id)
+        for row, participant in feed_views.states_of_event(session, event.id)
     }
-    with_takes = set(feed_repo.participant_ids_with_takes(session, event.id))
+    with_takes = set(feed_views.participant_ids_with_takes(session, event.id))
     rows = [
         {"participant": p, "state": states.get(p.id), "has_takes": p.id in with_takes}
-        for p in events_repo.participants(session, event.id)
+        for p in events_service.participants(session, event.id)
     ]
     new_link = None
     raw = request.cookies.get(LINK_FLASH_COOKIE)
