@@ -1,5 +1,9 @@
-"""The flows' SQL: reads that join several domains' tables for the event's log chains
-(`app.flows.log_chain`: stored heads, every chained row to recompute, the identity check).
+"""The flows' SQL: reads and writes that span several domains' tables.
+
+- the event's log chains (`app.flows.log_chain`: stored heads, every chained row to
+  recompute, the identity check);
+- the event archive (`app.flows.archive`: every row of the event's tables, the state a
+  replay must give back, and the updates of a restore once its rows are inserted).
 
 Each function is one query for one event (`event_id`); rows are returned as SQLAlchemy
 `Row`s (attribute access by column name) or ORM rows, in no particular order unless
@@ -8,16 +12,25 @@ stated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, func, select
+from sqlalchemy import Row, Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import DECIDING_ACTIONS, AuditEntry
-from app.events.models import Participant, ParticipantIdentity
-from app.feed.models import ParticipantState, SourceClock, Take, TakeVoid
+from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
+from app.feed.models import (
+    Combination,
+    IntegrationKey,
+    ParticipantState,
+    SourceClock,
+    Take,
+    TakeOutcome,
+    TakeVoid,
+)
 
 
 def participant_heads(session: Session, event_id: int) -> Sequence[Row[Any]]:
@@ -132,3 +145,146 @@ def auction_chain_states(session: Session, event_id: int) -> Sequence[Row[Any]]:
             Auction.event_id == event_id
         )
     ).all()
+
+
+# -- the event archive ------------------------------------------------------------------------
+
+
+def table_rows(session: Session, table: Table, *where: Any) -> list[Mapping[str, Any]]:
+    """Every column of `table`'s rows matching `where`, in id (else primary key) order."""
+    order = table.c.id if "id" in table.c else next(iter(table.primary_key))
+    return list(session.execute(select(table).where(*where).order_by(order)).mappings())
+
+
+def event_tables(session: Session, event_id: int) -> dict[str, list[Mapping[str, Any]]]:
+    """Every row of the event's own tables by archive section (`event`, `checkpoints`,
+    `participants`, `participant_identities`, `save_codes`, `integration_keys`, `takes`,
+    `take_voids`, `source_clocks`, `auctions`, `bid_withdrawals`, `audit`); the rounds and
+    bids come through `app.auctions.views.archived_ceremony`."""
+    eid = event_id
+    t = {m: m.__table__ for m in (Event, Checkpoint, Participant, ParticipantIdentity,
+                                  SaveCode, IntegrationKey, Take, TakeVoid, SourceClock,
+                                  Auction, BidWithdrawal, AuditEntry)}  # fmt: skip
+    of_event = select(Participant.id).where(Participant.event_id == eid)
+    takes_of_event = select(Take.id).where(Take.event_id == eid)
+    auctions_of_event = select(Auction.id).where(Auction.event_id == eid)
+    bids_of_event = select(Bid.id).where(Bid.auction_id.in_(auctions_of_event))
+    return {
+        "event": table_rows(session, t[Event], t[Event].c.id == eid),
+        "checkpoints": table_rows(session, t[Checkpoint], t[Checkpoint].c.event_id == eid),
+        "participants": table_rows(session, t[Participant], t[Participant].c.event_id == eid),
+        "participant_identities": table_rows(
+            session, t[ParticipantIdentity], t[ParticipantIdentity].c.event_id == eid
+        ),
+        "save_codes": table_rows(session, t[SaveCode], t[SaveCode].c.participant_id.in_(of_event)),
+        "integration_keys": table_rows(
+            session, t[IntegrationKey], t[IntegrationKey].c.event_id == eid
+        ),
+        "takes": table_rows(session, t[Take], t[Take].c.event_id == eid),
+        "take_voids": table_rows(session, t[TakeVoid], t[TakeVoid].c.take_id.in_(takes_of_event)),
+        "source_clocks": table_rows(session, t[SourceClock], t[SourceClock].c.event_id == eid),
+        "auctions": table_rows(session, t[Auction], t[Auction].c.event_id == eid),
+        "bid_withdrawals": table_rows(
+            session, t[BidWithdrawal], t[BidWithdrawal].c.bid_id.in_(bids_of_event)
+        ),
+        "audit": table_rows(session, t[AuditEntry], t[AuditEntry].c.event_id == eid),
+    }
+
+
+def external_ids(session: Session, event_id: int) -> dict[int, str]:
+    """participant id → external id of every participant of the event."""
+    return dict(
+        session.execute(
+            select(Participant.id, Participant.external_id).where(Participant.event_id == event_id)
+        ).all()
+    )
+
+
+def participant_states(session: Session, event_id: int) -> Sequence[Row[Any]]:
+    """`(participant_id, state)` of every participant state of the event."""
+    return session.execute(
+        select(ParticipantState.participant_id, ParticipantState.state).where(
+            ParticipantState.event_id == event_id
+        )
+    ).all()
+
+
+def combination_rows(session: Session, event_id: int) -> Sequence[Row[Any]]:
+    """`(id, participant_id, cards, category, deal, saved_at)` of the event's saved
+    combinations, by id."""
+    return session.execute(
+        select(
+            Combination.id, Combination.participant_id, Combination.cards,
+            Combination.category, Combination.deal, Combination.saved_at,
+        ).where(Combination.event_id == event_id).order_by(Combination.id)
+    ).all()  # fmt: skip
+
+
+def checkpoint_numbers(session: Session, event_id: int) -> dict[int, int]:
+    """checkpoint id → CP number of the event's checkpoints."""
+    return dict(
+        session.execute(
+            select(Checkpoint.id, Checkpoint.number).where(Checkpoint.event_id == event_id)
+        ).all()
+    )
+
+
+def outcome_rows(session: Session, event_id: int) -> Sequence[Row[Any]]:
+    """Every take outcome of the event (with its last change), by take id."""
+    return session.execute(
+        select(
+            TakeOutcome.take_id, TakeOutcome.kind, TakeOutcome.outcome, TakeOutcome.reason,
+            TakeOutcome.card, TakeOutcome.checkpoint_id, TakeOutcome.deal, TakeOutcome.round,
+            TakeOutcome.previous_outcome, TakeOutcome.previous_reason, TakeOutcome.changed_at,
+        )
+        .join(Take, Take.id == TakeOutcome.take_id)
+        .where(Take.event_id == event_id)
+        .order_by(TakeOutcome.take_id)
+    ).all()  # fmt: skip
+
+
+def set_event_status(
+    session: Session, event_id: int, status: str, feed_frozen_at: datetime | None
+) -> None:
+    """Set a restored event's status and feed freeze (UTC) as archived."""
+    session.execute(
+        update(Event)
+        .where(Event.id == event_id)
+        .values(status=status, feed_frozen_at=feed_frozen_at)
+    )
+
+
+def set_round_result(session: Session, round_id: int | None, result: Any) -> None:
+    """Set a restored round's decision (`auction_round.result`, JSON)."""
+    rounds = AuctionRound.__table__
+    session.execute(update(rounds).where(rounds.c.id == round_id).values(result=result))
+
+
+def set_auction_winner(
+    session: Session,
+    auction_id: int | None,
+    participant_id: int | None,
+    combination_id: int | None,
+) -> None:
+    """Set a restored auction's winner (participant and combination ids, or None)."""
+    session.execute(
+        update(Auction)
+        .where(Auction.id == auction_id)
+        .values(winner_participant_id=participant_id, winner_combination_id=combination_id)
+    )
+
+
+def set_outcome_history(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Set restored take outcomes' last change, one executemany: rows of `{"tid": take id,
+    "po": previous outcome, "pr": previous reason, "ca": changed_at (UTC) or None}`."""
+    table = TakeOutcome.__table__
+    session.connection().execute(
+        update(table)
+        .where(table.c.take_id == bindparam("tid"))
+        .values(
+            previous_outcome=bindparam("po"),
+            previous_reason=bindparam("pr"),
+            changed_at=bindparam("ca"),
+        ),
+        rows,
+    )
