@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.auctions import repository as repo
@@ -705,7 +704,7 @@ def archived_ceremony(session: Session, event: Event, read_rows: RowReader) -> d
     `check_archivable` raises: sealed bids never leave in an archive."""
     check_archivable(session, event)
     rounds, bids = AuctionRound.__table__, Bid.__table__
-    auctions = select(Auction.id).where(Auction.event_id == event.id)
+    auctions = repo.auction_ids_query(event.id)
     return {
         "auction_rounds": read_rows(session, rounds, rounds.c.auction_id.in_(auctions)),
         "bids": read_rows(session, bids, bids.c.auction_id.in_(auctions)),

@@ -3,7 +3,9 @@
 - the event's log chains (`app.flows.log_chain`: stored heads, every chained row to
   recompute, the identity check);
 - the event archive (`app.flows.archive`: every row of the event's tables, the state a
-  replay must give back, and the updates of a restore once its rows are inserted).
+  replay must give back, and the updates of a restore once its rows are inserted);
+- the phones' clock trust (`app.flows.device_trust`: contacts' offsets, the sync
+  deadline, the organiser's review list).
 
 Each function is one query for one event (`event_id`); rows are returned as SQLAlchemy
 `Row`s (attribute access by column name) or ORM rows, in no particular order unless
@@ -24,11 +26,14 @@ from app.core.audit import DECIDING_ACTIONS, AuditEntry
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,
+    DeviceContact,
     IntegrationKey,
     ParticipantState,
     SourceClock,
+    SyncDeadline,
     Take,
     TakeOutcome,
+    TakeReview,
     TakeVoid,
 )
 
@@ -288,3 +293,81 @@ def set_outcome_history(session: Session, rows: list[dict[str, Any]]) -> None:
         ),
         rows,
     )
+
+
+# -- the phones' clock trust ------------------------------------------------------------------
+
+
+def contact_offset_range(
+    session: Session, event_id: int, source: str
+) -> tuple[float | None, float | None]:
+    """(lowest, highest) clock offset in seconds of the device `source`'s earlier contacts
+    (None, None without one): two aggregates on `ix_device_contact_event_id_source_id`."""
+    low, high = session.execute(
+        select(
+            func.min(DeviceContact.offset_seconds), func.max(DeviceContact.offset_seconds)
+        ).where(DeviceContact.event_id == event_id, DeviceContact.source == source)
+    ).one()
+    return low, high
+
+
+def take_times(session: Session, take_ids: Sequence[int]) -> Sequence[Row[Any]]:
+    """`(id, taken_at, device_taken_at)` of the given takes (UTC)."""
+    return session.execute(
+        select(Take.id, Take.taken_at, Take.device_taken_at).where(Take.id.in_(take_ids))
+    ).all()
+
+
+def latest_sync_deadline(session: Session, event_id: int) -> datetime | None:
+    """The deadline of the event's latest `sync_deadline` row (None: none, or cleared)."""
+    return session.scalar(
+        select(SyncDeadline.deadline)
+        .where(SyncDeadline.event_id == event_id)
+        .order_by(SyncDeadline.id.desc())
+        .limit(1)
+    )
+
+
+def open_review_count(session: Session, event_id: int) -> int:
+    """How many of the event's listed takes wait for a decision (one indexed count)."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(TakeReview)
+            .where(TakeReview.event_id == event_id, TakeReview.decision.is_(None))
+        )
+        or 0
+    )
+
+
+def review_count(session: Session, event_id: int) -> int:
+    """How many takes of the event were ever listed for review."""
+    return (
+        session.scalar(
+            select(func.count()).select_from(TakeReview).where(TakeReview.event_id == event_id)
+        )
+        or 0
+    )
+
+
+def review_rows(session: Session, event_id: int, *, limit: int, offset: int) -> Sequence[Row[Any]]:
+    """`(TakeReview, Take, external_id, name, TakeOutcome or None, CP number or None)` of
+    the event's review list, undecided first, then by id; `limit` rows from `offset`."""
+    return session.execute(
+        select(
+            TakeReview,
+            Take,
+            Participant.external_id,
+            Participant.name,
+            TakeOutcome,
+            Checkpoint.number,
+        )
+        .join(Take, Take.id == TakeReview.take_id)
+        .join(Participant, Participant.id == Take.participant_id)
+        .outerjoin(TakeOutcome, TakeOutcome.take_id == Take.id)
+        .outerjoin(Checkpoint, Checkpoint.id == TakeOutcome.checkpoint_id)
+        .where(TakeReview.event_id == event_id)
+        .order_by(TakeReview.decision.is_not(None), TakeReview.id)
+        .limit(limit)
+        .offset(offset)
+    ).all()
