@@ -8,7 +8,14 @@ from sqlalchemy import Engine
 from starlette_compress import CompressMiddleware, remove_compress_type
 
 from app import health, wiring
-from app.auctions.endpoints import router as auctions_router
+from app.api import events as events_endpoints
+from app.api import feed as feed_endpoints
+from app.api import flows as flows_endpoints
+from app.api import games as games_endpoints
+from app.api import iof as iof_endpoints
+from app.api import live as live_endpoints
+from app.api import poker
+from app.api.auctions import router as auctions_router
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine, make_sessionmaker
 from app.core.guard import SignInGuardMiddleware
@@ -18,13 +25,6 @@ from app.core.limits import BodyLimitMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi import install_problem_openapi
 from app.core.retry import DatabaseRetryMiddleware
-from app.events import endpoints as events_endpoints
-from app.feed import endpoints as feed_endpoints
-from app.flows import endpoints as flows_endpoints
-from app.games import endpoints as games_endpoints
-from app.iof import endpoints as iof_endpoints
-from app.live import endpoints as live_endpoints
-from app.poker import endpoints as poker
 from app.web import api_docs
 from app.web import common as common_pages
 from app.web import hall as hall_pages

@@ -45,6 +45,7 @@ from alembic.config import Config  # noqa: E402
 from app.auctions import service  # noqa: E402
 from app.core.config import Settings  # noqa: E402
 from app.core.db import make_engine, make_sessionmaker  # noqa: E402
+from app.core.principal import ORGANISER  # noqa: E402
 from app.core.security import hash_token  # noqa: E402
 from app.events.models import Event, Participant  # noqa: E402
 from app.feed.models import Combination, Take  # noqa: E402
@@ -122,7 +123,7 @@ def run(database_url: str, bids: int, seed: int, repeats: int) -> dict:
     engine = make_engine(Settings(_env_file=None, database_url=database_url))
     migrate(engine)
     factory = make_sessionmaker(engine)
-    organiser = service.Caller(organiser=True)
+    organiser = ORGANISER
     with factory() as session:
         event_id, hands = populate(session, bids, seed)
     with factory() as session:

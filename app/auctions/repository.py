@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
@@ -319,3 +319,9 @@ def combinations_of(session: Session, participant_id: int) -> list[Combination]:
 def take_hash(session: Session, take_id: int) -> str:
     """The chain hash (`log_hash`) of a take, e.g. of a combination's save take ("" if none)."""
     return session.scalar(select(Take.log_hash).where(Take.id == take_id)) or ""
+
+
+def auction_ids_query(event_id: int) -> Select[tuple[int]]:
+    """The ids of the event's auctions, as a query to use in `IN (…)` (the archive's
+    rounds and bids)."""
+    return select(Auction.id).where(Auction.event_id == event_id)

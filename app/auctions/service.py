@@ -44,17 +44,17 @@ from app.auctions.shapes import (
     TieBreakView,
     WithdrawalView,
 )
-from app.auctions.views import Caller
 from app.core import chain, livelog
 from app.core.audit import record
 from app.core.db import utcnow
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unprocessable
+from app.core.principal import Principal
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event, Participant
 from app.feed.models import Combination
 
-__all__ = ["CORRECTION_ACTION", "Caller"]
+__all__ = ["CORRECTION_ACTION"]
 
 # The audit action of a correction (RULES.md I-21): an audit entry that decides a result,
 # like `auction.lots` (both in app.core.audit.DECIDING_ACTIONS: chained).
@@ -126,7 +126,7 @@ def can_open_auction(session: Session, event: Event, place: int) -> bool:
 
 
 def open_auction(
-    session: Session, event: Event, place: int, caller: Caller, *, now: datetime | None = None
+    session: Session, event: Event, place: int, caller: Principal, *, now: datetime | None = None
 ) -> AuctionView:
     """Open the auction for `place` (organiser) at `now` (UTC, default the clock): round 1
     starts, open to every participant who has not won a place. Locks the event row.
@@ -165,11 +165,15 @@ def open_auction(
 # ------------------------------------------------------------------------ bids
 
 
-def _bidder(session: Session, event: Event, caller: Caller, external_id: str | None) -> Participant:
-    if caller.participant is not None and not caller.organiser:
-        if external_id is not None and external_id != caller.participant.external_id:
+def _bidder(
+    session: Session, event: Event, caller: Principal, external_id: str | None
+) -> Participant:
+    if caller.participant_id is not None:
+        if external_id is not None and external_id != caller.external_id:
             raise Forbidden("A participant may only bid for themselves.", code="not_your_bid")
-        return caller.participant
+        participant = session.get(Participant, caller.participant_id)
+        assert participant is not None  # the caller's row, loaded by its lookup
+        return participant
     if external_id is None:
         raise Unprocessable(
             "`participant` is required when the organiser bids.", code="participant_required"
@@ -219,7 +223,7 @@ def verify_bidder(
     session: Session,
     event: Event,
     place: int,
-    caller: Caller,
+    caller: Principal,
     *,
     participant: str | None = None,
     round_number: int | None = None,
@@ -251,7 +255,7 @@ def verify_bidder(
 
 
 def can_bid(
-    session: Session, event: Event, place: int, caller: Caller, *, participant: str | None = None
+    session: Session, event: Event, place: int, caller: Principal, *, participant: str | None = None
 ) -> bool:
     """True when `verify_bidder` raises nothing: the bid form may be shown."""
     return _allowed(verify_bidder, session, event, place, caller, participant=participant)
@@ -261,7 +265,7 @@ def verify_place_bid(
     session: Session,
     event: Event,
     place: int,
-    caller: Caller,
+    caller: Principal,
     *,
     participant: str | None,
     combination_id: int,
@@ -300,7 +304,7 @@ def can_place_bid(
     session: Session,
     event: Event,
     place: int,
-    caller: Caller,
+    caller: Principal,
     *,
     participant: str | None,
     combination_id: int,
@@ -321,7 +325,7 @@ def place_bid(
     session: Session,
     event: Event,
     place: int,
-    caller: Caller,
+    caller: Principal,
     *,
     participant: str | None,
     combination_id: int,
@@ -459,7 +463,13 @@ def _withdraw(
 
 
 def verify_withdraw_bid(
-    session: Session, event: Event, place: int, caller: Caller, bid_id: int, *, lock: bool = False
+    session: Session,
+    event: Event,
+    place: int,
+    caller: Principal,
+    bid_id: int,
+    *,
+    lock: bool = False,
 ) -> tuple[Auction, Bid, AuctionRound]:
     """Raise unless `caller` may withdraw bid `bid_id` now (RULES.md I-7); return the
     auction, the bid and the open round. Raises 404 `bid_not_found`, 403 `not_your_bid`
@@ -470,9 +480,7 @@ def verify_withdraw_bid(
     bid = repo.get_bid(session, bid_id)
     if auction is None or bid is None or bid.auction_id != auction.id:
         raise NotFound(f"No bid {bid_id} in the auction for place {place}.", code="bid_not_found")
-    if not caller.organiser and (
-        caller.participant is None or caller.participant.id != bid.participant_id
-    ):
+    if not caller.is_organiser and caller.participant_id != bid.participant_id:
         raise Forbidden("Only the bidder or the organiser may withdraw a bid.", code="not_your_bid")
     auction, current = _open_round(session, auction)
     if bid.round_id != current.id:
@@ -483,14 +491,14 @@ def verify_withdraw_bid(
 
 
 def can_withdraw_bid(
-    session: Session, event: Event, place: int, caller: Caller, bid_id: int
+    session: Session, event: Event, place: int, caller: Principal, bid_id: int
 ) -> bool:
     """True when `verify_withdraw_bid` raises nothing now."""
     return _allowed(verify_withdraw_bid, session, event, place, caller, bid_id)
 
 
 def withdraw_bid(
-    session: Session, event: Event, place: int, caller: Caller, bid_id: int
+    session: Session, event: Event, place: int, caller: Principal, bid_id: int
 ) -> WithdrawalView:
     """Withdraw a live bid before the close (RULES.md I-7): organiser, or the bidder.
     Raises what `verify_withdraw_bid` raises (checked with the auction row locked)."""
@@ -516,7 +524,7 @@ def withdraw_bid(
 
 
 def allowed_bid_steps(
-    session: Session, event: Event, view: AuctionView, caller: Caller
+    session: Session, event: Event, view: AuctionView, caller: Principal
 ) -> dict[str, bool]:
     """The bid buttons a page may show `caller` (a participant) for the auction `view`:
     `may_bid` (`can_bid`, asked only while the auction is open) and `may_withdraw`
@@ -566,7 +574,7 @@ def can_close_auction(session: Session, event: Event, place: int) -> bool:
 
 
 def close_auction(
-    session: Session, event: Event, place: int, caller: Caller, *, lots_seed: int | None = None
+    session: Session, event: Event, place: int, caller: Principal, *, lots_seed: int | None = None
 ) -> CloseResult:
     """Close the open round of auction `place` and decide it (RULES.md §1.4, I-9, I-21).
 
@@ -815,7 +823,7 @@ def can_reveal(session: Session, event: Event, place: int) -> bool:
 
 
 def reveal(
-    session: Session, event: Event, place: int, caller: Caller, *, everything: bool = False
+    session: Session, event: Event, place: int, caller: Principal, *, everything: bool = False
 ) -> RevealResult:
     """Reveal the next step of auction `place`'s closed round (organiser; RULES.md I-21):
     its counted bids from the weakest to the strongest, one a step, then the outcome
@@ -900,7 +908,7 @@ def can_undo_close(session: Session, event: Event, place: int) -> bool:
     return _allowed(verify_undo_close, session, event, place)
 
 
-def undo_close(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
+def undo_close(session: Session, event: Event, place: int, caller: Principal) -> AuctionView:
     """Undo the last close of auction `place` (organiser): only while nothing of that
     round is revealed and until the next auction opens (RULES.md I-21).
 
@@ -1041,7 +1049,7 @@ def _record_correction(
     session: Session,
     event: Event,
     place: int,
-    caller: Caller,
+    caller: Principal,
     plan: CorrectionPlan,
     result: RoundResult,
     reason: str,
@@ -1072,7 +1080,7 @@ def correct_round(
     event: Event,
     place: int,
     number: int,
-    caller: Caller,
+    caller: Principal,
     *,
     reason: str,
     void_bids: list[int],

@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.auctions import repository as repo
@@ -50,28 +49,10 @@ from app.auctions.shapes import (
 )
 from app.core import csvfiles
 from app.core.errors import Conflict, NotFound
-from app.events.models import Event, Participant
+from app.core.principal import PUBLIC, Principal
+from app.events.models import Event
 from app.poker.cards import display
 from app.poker.evaluator import evaluate
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking: the organiser, a participant of the event, or anybody."""
-
-    organiser: bool
-    participant: Participant | None = None
-
-    @property
-    def actor(self) -> str:
-        if self.organiser:
-            return "organiser"
-        if self.participant is not None:
-            return f"participant:{self.participant.external_id}"
-        return "anonymous"
-
-
-PUBLIC = Caller(organiser=False)
 
 
 def check_place(event: Event, place: int) -> None:
@@ -257,7 +238,7 @@ def unrevealed_places(session: Session, event_id: int) -> list[int]:
 
 
 def _round_json(
-    session: Session, rnd: AuctionRound, ext: dict[int, str], caller: Caller
+    session: Session, rnd: AuctionRound, ext: dict[int, str], caller: Principal
 ) -> RoundView:
     data: RoundView = {
         "number": rnd.number,
@@ -268,12 +249,12 @@ def _round_json(
     if rnd.status == RoundStatus.OPEN:
         bidders = repo.live_bidder_ids(session, rnd.id)
         data["bid_count"] = len(bidders)
-        if caller.organiser:
+        if caller.is_organiser:
             data["bidders"] = sorted(ext[p] for p in bidders)
         return data
     state = reveal_state(rnd)
     data.update(bid_count=len(state.order), revealed=state.revealed, steps=state.steps)
-    if caller.organiser or state.complete:
+    if caller.is_organiser or state.complete:
         result = decision(rnd) or {}
         data.update(
             resolution=rnd.resolution,
@@ -289,10 +270,10 @@ def _round_json(
     return data
 
 
-def _visible_rounds(round_rows: list[AuctionRound], caller: Caller) -> list[AuctionRound]:
+def _visible_rounds(round_rows: list[AuctionRound], caller: Principal) -> list[AuctionRound]:
     """The rounds `caller` may know of: all for the organiser; for anybody else those up
     to the first one being revealed (a tie-break round it opened stays unknown)."""
-    if caller.organiser:
+    if caller.is_organiser:
         return round_rows
     visible = []
     for rnd in round_rows:
@@ -303,21 +284,23 @@ def _visible_rounds(round_rows: list[AuctionRound], caller: Caller) -> list[Auct
 
 
 def _named(
-    session: Session, event: Event, auction: Auction, rounds: list[AuctionRound], caller: Caller
+    session: Session, event: Event, auction: Auction, rounds: list[AuctionRound], caller: Principal
 ) -> dict[int, str]:
     """participant id -> external id of those a view of `auction` names."""
-    if caller.organiser:  # the open round's bidders are named to the organiser only
+    if caller.is_organiser:  # the open round's bidders are named to the organiser only
         return repo.external_ids(session, event.id)
     # only whom this view names: cost independent of the event's size
     named = [p for r in rounds for p in (r.eligible or [])]
     return repo.external_ids_of(session, [*named, auction.winner_participant_id or 0])
 
 
-def _my_bid(session: Session, event: Event, rnd: AuctionRound, caller: Caller) -> MyBidView | None:
+def _my_bid(
+    session: Session, event: Event, rnd: AuctionRound, caller: Principal
+) -> MyBidView | None:
     """The caller's live bid in the open round `rnd` (a participant sees their own only)."""
-    if caller.participant is None:
+    if caller.participant_id is None:
         return None
-    mine = repo.live_bid_of(session, rnd.id, caller.participant.id)
+    mine = repo.live_bid_of(session, rnd.id, caller.participant_id)
     if mine is None:
         return None
     return {
@@ -328,9 +311,9 @@ def _my_bid(session: Session, event: Event, rnd: AuctionRound, caller: Caller) -
     }
 
 
-def _pending_view(place: int, caller: Caller) -> AuctionView:
+def _pending_view(place: int, caller: Principal) -> AuctionView:
     """An auction that has not opened: no round, no bid."""
-    bidders: list[str] | None = [] if caller.organiser else None
+    bidders: list[str] | None = [] if caller.is_organiser else None
     return {
         "place": place,
         "status": AuctionStatus.PENDING,
@@ -347,12 +330,12 @@ def _add_live_part(
     view: AuctionView,
     current: dict[str, Any] | None,
     round_rows: list[AuctionRound],
-    caller: Caller,
+    caller: Principal,
 ) -> None:
     """The open round's part of `view`: the organiser's `bidders`, a participant's
     `my_bid` (their own live bid)."""
     assert current is not None
-    if caller.organiser:
+    if caller.is_organiser:
         view["bidders"] = current.get("bidders", [])
         return
     rnd = next(r for r in round_rows if r.number == current["number"])
@@ -361,7 +344,7 @@ def _add_live_part(
         view["my_bid"] = mine
 
 
-def auction_view(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
+def auction_view(session: Session, event: Event, place: int, caller: Principal) -> AuctionView:
     """The auction as `caller` may see it (RULES.md I-7, I-21).
 
     Open round: everyone gets `bid_count`; the organiser also `bidders` (external
@@ -384,7 +367,7 @@ def auction_view(session: Session, event: Event, place: int, caller: Caller) -> 
     all_rounds = repo.rounds_of(session, auction.id)
     round_rows = _visible_rounds(all_rounds, caller)
     revealing = any(being_revealed(r) for r in round_rows)
-    hidden = len(round_rows) < len(all_rounds) or (not caller.organiser and revealing)
+    hidden = len(round_rows) < len(all_rounds) or (not caller.is_organiser and revealing)
     ext = _named(session, event, auction, round_rows, caller)
     rounds = [_round_json(session, r, ext, caller) for r in round_rows]
     status = AuctionStatus(auction.status)
@@ -451,7 +434,7 @@ def public_stages(session: Session, event: Event) -> dict[int, str]:
     return stages
 
 
-def ceremony_view(session: Session, event: Event, caller: Caller) -> CeremonyView:
+def ceremony_view(session: Session, event: Event, caller: Principal) -> CeremonyView:
     """Every auction in ceremony order (lowest place first) as `caller` may see it, with
     `open` (the place open now as the caller sees it, or None) and `next` (the place that
     may open next, or None while an auction is open or being revealed, or at the end)."""
@@ -721,8 +704,14 @@ def archived_ceremony(session: Session, event: Event, read_rows: RowReader) -> d
     `check_archivable` raises: sealed bids never leave in an archive."""
     check_archivable(session, event)
     rounds, bids = AuctionRound.__table__, Bid.__table__
-    auctions = select(Auction.id).where(Auction.event_id == event.id)
+    auctions = repo.auction_ids_query(event.id)
     return {
         "auction_rounds": read_rows(session, rounds, rounds.c.auction_id.in_(auctions)),
         "bids": read_rows(session, bids, bids.c.auction_id.in_(auctions)),
     }
+
+
+def winner_external_ids(session: Session, event_id: int) -> set[str]:
+    """External ids of the event's auction winners so far (RULES.md I-8: a winner does
+    not bid again)."""
+    return set(repo.external_ids_of(session, repo.winner_ids(session, event_id)).values())

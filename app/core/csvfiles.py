@@ -24,6 +24,9 @@ from collections.abc import Iterable, Sequence
 
 from app.core.errors import Unprocessable
 
+MAX_CSV_BYTES = 2_000_000
+"""The largest CSV (or IOF XML) upload read, in bytes: above it 413 `payload_too_large`."""
+
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 

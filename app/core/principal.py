@@ -9,7 +9,7 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 - `participant`: the participant's access token (bearer), or on the phone pages the
   participant cookie (`via="cookie"`);
 - `integration_key`: a timing system's key (`X-Integration-Key` or bearer); the
-  signature over the body is checked by the feed (`app.feed.keys.feed_actor`);
+  signature over the body is checked by the feed (`app.feed.keys.feed_principal`);
 - `game_seat` / `table`: a player or table token of a game (bearer or `?token=`);
 - `public`: nobody in particular (returned only when the route accepts it).
 
@@ -59,12 +59,16 @@ KEY_HEADER = "x-integration-key"
 
 @dataclass(frozen=True)
 class Principal:
-    """The caller: its `kind` and the ids it carries (`participant_id` and `event_id` of a
-    participant, `key_id`/`key_prefix`/`event_id` of an integration key, `game_id` and
-    `seat` of a game seat, `game_id` of a table)."""
+    """The caller: its `kind` and the ids it carries (`participant_id`, `external_id` and
+    `event_id` of a participant, `key_id`/`key_prefix`/`event_id` of an integration key,
+    `game_id` and `seat` of a game seat, `game_id` of a table).
+
+    Routers resolve it (`accepts`) and pass it on: the domain services and flows take the
+    Principal itself (what it may see or do, and `actor` for their logs)."""
 
     kind: Kind
     participant_id: int | None = None
+    external_id: str | None = None
     event_id: int | None = None
     key_id: int | None = None
     key_prefix: str | None = None
@@ -79,9 +83,24 @@ class Principal:
     def is_public(self) -> bool:
         return self.kind is Kind.PUBLIC
 
+    @property
+    def actor(self) -> str:
+        """Who acted, as the audit, take and game logs name it: `organiser`,
+        `participant:<external_id>`, `key:<prefix>`, `seat:<n>` (a game seat), `table`
+        (a game's table token) or `public`."""
+        if self.kind is Kind.PARTICIPANT:
+            return f"participant:{self.external_id}"
+        if self.kind is Kind.INTEGRATION_KEY:
+            return f"key:{self.key_prefix}"
+        if self.kind is Kind.GAME_SEAT:
+            return f"seat:{self.seat}"
+        return self.kind.value
+
 
 ORGANISER = Principal(Kind.ORGANISER)
+"""The organiser (admin token or organiser session): the one organiser Principal."""
 PUBLIC = Principal(Kind.PUBLIC)
+"""Anybody (no credential, or one the route does not accept): the one public Principal."""
 
 SecretLookup = Callable[[Session, str], "Principal | None"]
 CookieLookup = Callable[[Request, Session], "Principal | None"]

@@ -39,7 +39,13 @@ def participant_by_token(session: Session, token: str | None) -> Participant | N
 
 
 def participant_principal(participant: Participant) -> Principal:
-    return Principal(Kind.PARTICIPANT, participant_id=participant.id, event_id=participant.event_id)
+    """The Principal of `participant` (its `actor` is `participant:<external_id>`)."""
+    return Principal(
+        Kind.PARTICIPANT,
+        participant_id=participant.id,
+        external_id=participant.external_id,
+        event_id=participant.event_id,
+    )
 
 
 def token_principal(session: Session, token: str) -> Principal | None:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.core import audit, iof, livelog
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
+from app.core.principal import ORGANISER
 from app.core.security import hash_token, new_token, seal_token, unseal_token
 from app.events import identity, repository, rules
 from app.events.codes import (
@@ -55,7 +56,8 @@ from app.events.schemas import (
 )
 from app.poker.cards import DECK, CardError, display, parse_card
 
-ORGANISER = "organiser"
+ORGANISER_ACTOR = ORGANISER.actor
+"""The default `actor` of the organiser's commands (callers pass `principal.actor`)."""
 JOKERS = ("JK1", "JK2")
 MIN_GIVEN_CP_CODE = 8
 MIN_GIVEN_SHORT_CODE = 3
@@ -119,7 +121,7 @@ def event_public(session: Session, event: Event) -> EventPublic:
     return EventPublic.model_validate(event_read(session, event).model_dump(exclude={"deck_seed"}))
 
 
-def create_event(session: Session, data: EventCreate, actor: str = ORGANISER) -> Event:
+def create_event(session: Session, data: EventCreate, actor: str = ORGANISER_ACTOR) -> Event:
     """A new event in status `draft`; times stored in UTC."""
     event = Event(
         name=data.name,
@@ -145,7 +147,7 @@ def create_event(session: Session, data: EventCreate, actor: str = ORGANISER) ->
 
 
 def update_event(
-    session: Session, event: Event, data: EventUpdate, actor: str = ORGANISER
+    session: Session, event: Event, data: EventUpdate, actor: str = ORGANISER_ACTOR
 ) -> Event:
     """Apply the given fields.
 
@@ -203,7 +205,9 @@ def update_event(
     return event
 
 
-def change_status(session: Session, event: Event, status: str, actor: str = ORGANISER) -> Event:
+def change_status(
+    session: Session, event: Event, status: str, actor: str = ORGANISER_ACTOR
+) -> Event:
     """Move the event forward to `status` (later statuses may be skipped to).
 
     Raises Conflict `status_not_forward` (409) for the current or an earlier
@@ -467,7 +471,7 @@ def set_deck(
     event: Event,
     rows: Sequence[DeckRow],
     locate: Locate,
-    actor: str = ORGANISER,
+    actor: str = ORGANISER_ACTOR,
     action: str = "checkpoints.put",
 ) -> list[Checkpoint]:
     """Set the deck explicitly (JSON `PUT` or CSV import): all rows or nothing.
@@ -502,7 +506,7 @@ def _row_order(error: dict[str, Any]) -> tuple[int, int]:
 
 
 def import_checkpoints_csv(
-    session: Session, event: Event, text: str, actor: str = ORGANISER
+    session: Session, event: Event, text: str, actor: str = ORGANISER_ACTOR
 ) -> list[Checkpoint]:
     """Set the deck from CSV `number, card, lat, lon, hint` (header row first).
 
@@ -528,7 +532,7 @@ def import_checkpoints_csv(
 
 
 def shuffle_deck(
-    session: Session, event: Event, seed: int | None, actor: str = ORGANISER
+    session: Session, event: Event, seed: int | None, actor: str = ORGANISER_ACTOR
 ) -> list[Checkpoint]:
     """Deal a shuffled deck from `seed` (a random one when None), recorded as `deck_seed`.
 
@@ -565,7 +569,11 @@ def shuffle_deck(
 
 
 def update_checkpoint(
-    session: Session, event: Event, number: int, data: CheckpointUpdate, actor: str = ORGANISER
+    session: Session,
+    event: Event,
+    number: int,
+    data: CheckpointUpdate,
+    actor: str = ORGANISER_ACTOR,
 ) -> Checkpoint:
     """Edit a CP's coordinates or hint (allowed at any time: nothing secret changes)."""
     checkpoint = get_checkpoint(session, event, number)
@@ -701,7 +709,7 @@ def create_participants(
     event: Event,
     rows: Sequence[ParticipantRow],
     locate: Locate,
-    actor: str = ORGANISER,
+    actor: str = ORGANISER_ACTOR,
     action: str = "participant.create",
 ) -> list[NewParticipant]:
     """Create participants, each with an access token (stored hashed) and the event's
@@ -794,7 +802,7 @@ def _insert_save_codes(
 
 
 def import_participants_csv(
-    session: Session, event: Event, text: str, actor: str = ORGANISER
+    session: Session, event: Event, text: str, actor: str = ORGANISER_ACTOR
 ) -> list[NewParticipant]:
     """Create participants from CSV `name, external_id, category` (header row first).
 
@@ -817,7 +825,7 @@ def import_participants_csv(
 
 
 def import_participants_iof(
-    session: Session, event: Event, data: bytes, actor: str = ORGANISER
+    session: Session, event: Event, data: bytes, actor: str = ORGANISER_ACTOR
 ) -> list[NewParticipant]:
     """Create participants from an IOF XML 3.0 EntryList (persons and teams; see
     `app.core.iof.parse_entry_list` for how an entry becomes a participant).
@@ -867,7 +875,7 @@ def import_participants_iof(
 
 
 def create_participant(
-    session: Session, event: Event, row: ParticipantRow, actor: str = ORGANISER
+    session: Session, event: Event, row: ParticipantRow, actor: str = ORGANISER_ACTOR
 ) -> NewParticipant:
     """One participant (see `create_participants`); a taken `external_id` is Conflict
     `external_id_taken` (409), also when a concurrent request took it first."""
@@ -923,7 +931,7 @@ def update_participant(
     event: Event,
     participant: Participant,
     data: ParticipantUpdate,
-    actor: str = ORGANISER,
+    actor: str = ORGANISER_ACTOR,
 ) -> Participant:
     """Rename, recategorise or renumber a participant; a taken `external_id` is Conflict
     `external_id_taken` (409)."""
@@ -963,7 +971,7 @@ def update_participant(
 
 
 def delete_participant(
-    session: Session, event: Event, participant: Participant, actor: str = ORGANISER
+    session: Session, event: Event, participant: Participant, actor: str = ORGANISER_ACTOR
 ) -> None:
     """Delete a participant and their save codes. Callers check first that no take of
     theirs is recorded (`app.flows.event_setup.delete_participant`: Conflict
@@ -986,7 +994,7 @@ def reissue_token(
     session: Session,
     event: Event,
     participant: Participant,
-    actor: str = ORGANISER,
+    actor: str = ORGANISER_ACTOR,
     *,
     seal_with: str | None = None,
 ) -> NewParticipant:
@@ -1058,3 +1066,21 @@ def token_issued(new: NewParticipant, base_url: str) -> AccessTokenIssued:
         access_token=new.access_token,
         personal_url=personal_url(base_url, new.access_token),
     )
+
+
+# -- reads for the routers and pages (the SQL is in app.events.repository) --------------------
+
+
+def list_events(session: Session) -> Sequence[Event]:
+    """Every event, by id (`repository.list_events`)."""
+    return repository.list_events(session)
+
+
+def checkpoints(session: Session, event_id: int) -> Sequence[Checkpoint]:
+    """The event's checkpoints by number (`repository.checkpoints`)."""
+    return repository.checkpoints(session, event_id)
+
+
+def participants(session: Session, event_id: int) -> Sequence[Participant]:
+    """The event's participants by id (`repository.participants`)."""
+    return repository.participants(session, event_id)

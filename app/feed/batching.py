@@ -30,7 +30,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import anyio.to_thread
-from fastapi import Request
 
 from app.core.deps import database_slots
 from app.core.errors import NotFound
@@ -46,7 +45,7 @@ Answer = list[TakeResult] | BaseException
 class Delivery:
     """One `POST …/takes` request waiting for its results."""
 
-    request: Request
+    credentials: key_service.FeedCredentials
     body: bytes
     items: Sequence[Any]
     future: asyncio.Future[list[TakeResult]]
@@ -70,7 +69,7 @@ class FeedBatcher:
     async def deliver(
         self,
         event_id: int,
-        request: Request,
+        credentials: key_service.FeedCredentials,
         body: bytes,
         items: Sequence[Any],
         *,
@@ -82,11 +81,11 @@ class FeedBatcher:
         takes' times when it is off by more than FEED_CLOCK_TOLERANCE_SECONDS).
 
         Raises what the delivery alone would raise: NotFound `event_not_found`,
-        Unauthorized (`keys.feed_actor`), or an unexpected error of its own.
+        Unauthorized (`keys.feed_principal`), or an unexpected error of its own.
         """
         future: asyncio.Future[list[TakeResult]] = asyncio.get_running_loop().create_future()
         self.queues[event_id].append(
-            Delivery(request, body, items, future, sent_at, self.clock_tolerance)
+            Delivery(credentials, body, items, future, sent_at, self.clock_tolerance)
         )
         if self.flushers[event_id] < self.concurrency:
             self.flushers[event_id] += 1
@@ -164,12 +163,14 @@ def store(sessionmaker: Any, event_id: int, batch: Sequence[Delivery]) -> list[A
         owners: list[int] = []
         for index, delivery in enumerate(batch):
             try:
-                actor = key_service.feed_actor(delivery.request, session, event, delivery.body)
+                principal = key_service.feed_principal(
+                    session, event, delivery.credentials, delivery.body
+                )
             except Exception as exc:
                 answers[index] = exc
                 continue
             items.extend(delivery.items)
-            recorded_by.extend(actor for _ in delivery.items)
+            recorded_by.extend(principal.actor for _ in delivery.items)
             sent_at.extend(delivery.sent_at for _ in delivery.items)
             owners.extend(index for _ in delivery.items)
         results = (

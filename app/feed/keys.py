@@ -5,21 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass
 from datetime import datetime
 
-from fastapi import Request
 from sqlalchemy.orm import Session
 
 from app.core import audit
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
-from app.core.principal import (
-    Kind,
-    Principal,
-    identify,
-    organiser_presented,
-    presented_secret,
-)
+from app.core.principal import ORGANISER, Kind, Principal
 from app.core.security import hash_token, new_token
 from app.events.models import Event
 from app.feed import repository as repo
@@ -114,11 +108,28 @@ def key_principal(session: Session, secret: str) -> Principal | None:
     )
 
 
-def feed_actor(request: Request, session: Session, event: Event, body: bytes) -> str:
-    """Who delivers to `event`'s feed: `organiser`, or `key:<prefix>` for an integration key.
+@dataclass(frozen=True)
+class FeedCredentials:
+    """What a feed delivery presented, read from its HTTP request by the router
+    (`app.api.feed.feed_credentials`): whether it carried the organiser's credential, the
+    integration key (`Authorization: Bearer <key>` or `X-Integration-Key`), the
+    `X-Signature` and `X-Signature-Timestamp` headers, and the signature's allowed age in
+    seconds (FEED_SIGNATURE_MAX_AGE_SECONDS)."""
 
-    The key comes as `Authorization: Bearer <key>` or `X-Integration-Key`; it
-    must belong to this event and not be revoked (401 `unauthorized`: neither the
+    organiser: bool
+    secret: str | None = None
+    signature: str | None = None
+    timestamp: str = ""
+    max_age: int = SIGNATURE_MAX_AGE
+
+
+def feed_principal(
+    session: Session, event: Event, credentials: FeedCredentials, body: bytes
+) -> Principal:
+    """Who delivers to `event`'s feed: ORGANISER, or the integration key's Principal (its
+    `actor` is `key:<prefix>`).
+
+    The key must belong to this event and not be revoked (401 `unauthorized`: neither the
     organiser token nor a key matched).
     When `X-Signature` is sent (or the key requires it) it must be the HMAC of
     `X-Signature-Timestamp` (Unix seconds) + "." + the body, and the timestamp
@@ -127,34 +138,33 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     is wide because field devices' clocks drift and sync late: a replayed signed
     delivery stores nothing (the feed is idempotent), so only the signature matters.
     """
-    if organiser_presented(request):
-        return "organiser"
-    secret = presented_secret(request, ("key", "bearer"))
+    if credentials.organiser:
+        return ORGANISER
+    secret = credentials.secret
     if not secret:
         raise Unauthorized("The organiser token or an integration key is needed.")
-    found = identify(request, session, secret, (Kind.INTEGRATION_KEY,))
+    found = key_principal(session, secret)
     key = (
         session.get(IntegrationKey, found.key_id) if found and found.event_id == event.id else None
     )
-    if key is None:
+    if found is None or key is None:
         raise Unauthorized(
             "Neither the organiser token nor an integration key of this event matched "
             "(a key may be unknown, revoked or for another event)."
         )
-    signature = request.headers.get(SIGNATURE_HEADER)
+    signature = credentials.signature
     if signature is None:
         if key.require_signature:
             raise Unauthorized("This key requires signed requests.", code="signature_required")
-        return f"key:{key.prefix}"
-    timestamp = request.headers.get(TIMESTAMP_HEADER, "")
+        return found
+    timestamp = credentials.timestamp
     try:
         age = utcnow().timestamp() - int(timestamp)
     except ValueError:
         raise Unauthorized(
             f"{TIMESTAMP_HEADER} must be Unix seconds.", code="bad_signature"
         ) from None
-    settings = getattr(request.app.state, "settings", None)
-    max_age = settings.feed_signature_max_age_seconds if settings else SIGNATURE_MAX_AGE
+    max_age = credentials.max_age
     if abs(age) > max_age:
         raise Unauthorized(
             f"The signature timestamp is more than {max_age} s away from the server clock.",
@@ -164,4 +174,4 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     given = signature.removeprefix("sha256=").strip().lower()
     if not hmac.compare_digest(expected, given):
         raise Unauthorized("The signature does not match the body.", code="bad_signature")
-    return f"key:{key.prefix}"
+    return found

@@ -517,3 +517,25 @@ def device_clock_warnings(session: Session, event: Event) -> list[DeviceClockWar
 def corrections(session: Session, event: Event) -> list[audit.AuditEntry]:
     """The audit trail of the feed: voids, added takes, rebuilds, replays that changed outcomes."""
     return repo.feed_audit_entries(session, event.id)
+
+
+# -- reads for the routers and pages (the SQL is in app.feed.repository) ----------------------
+
+
+def states_of_event(session: Session, event_id: int) -> list[tuple[ParticipantState, Participant]]:
+    """Every participant state of the event with its participant
+    (`repository.states_of_event`)."""
+    return repo.states_of_event(session, event_id)
+
+
+def participant_ids_with_takes(session: Session, event_id: int) -> list[int]:
+    """Ids of the event's participants who have a take (`repository.participant_ids_with_takes`)."""
+    return repo.participant_ids_with_takes(session, event_id)
+
+
+def participants_by_external_id(
+    session: Session, event_id: int, external_ids: Iterable[str]
+) -> dict[str, Participant]:
+    """The event's participants of `external_ids`, by external id
+    (`repository.participants_by_external_id`)."""
+    return repo.participants_by_external_id(session, event_id, external_ids)

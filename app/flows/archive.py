@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Table
 from sqlalchemy.exc import DBAPIError, IntegrityError, StatementError
 from sqlalchemy.orm import Session
 
@@ -36,19 +36,17 @@ from app.core.audit import DECIDING_ACTIONS, AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
 from app.events import identity
+from app.events import service as event_service
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.events.rules import EventStatus
 from app.feed import projection
 from app.feed.models import (
-    Combination,
     IntegrationKey,
-    ParticipantState,
     SourceClock,
     Take,
-    TakeOutcome,
     TakeVoid,
 )
-from app.flows import log_chain
+from app.flows import log_chain, repository
 
 FORMAT = "rogaine-poker-event-archive"
 VERSION = 2  # 2: source clocks, deciding audit entries and identities chained (0013)
@@ -72,8 +70,7 @@ def _json(value: Any) -> Any:
 
 def _rows(session: Session, table: Table, *where: Any) -> list[dict[str, Any]]:
     """Every column of the matching rows, in id order, JSON-ready (datetimes as ISO 8601)."""
-    order = table.c.id if "id" in table.c else next(iter(table.primary_key))
-    result = session.execute(select(table).where(*where).order_by(order)).mappings()
+    result = repository.table_rows(session, table, *where)
     return [{key: _json(value) for key, value in row.items()} for row in result]
 
 
@@ -130,38 +127,29 @@ def export_event(session: Session, event: Event) -> dict[str, Any]:
     (`auction_views.archived_ceremony`), which refuses (409 `ceremony_not_revealed`) while
     a round is open or closed but not fully revealed: an archive never unseals a bid.
     """
-    eid = event.id
     ceremony = auction_views.archived_ceremony(session, event, _rows)
-    t = {m: m.__table__ for m in (Event, Checkpoint, Participant, ParticipantIdentity,
-                                  SaveCode, IntegrationKey, Take, TakeVoid, SourceClock,
-                                  Auction, BidWithdrawal, AuditEntry)}  # fmt: skip
-    participants = _rows(session, t[Participant], t[Participant].c.event_id == eid)
-    of_event = select(Participant.id).where(Participant.event_id == eid)
-    takes_of_event = select(Take.id).where(Take.event_id == eid)
-    auctions_of_event = select(Auction.id).where(Auction.event_id == eid)
-    bids_of_event = select(Bid.id).where(Bid.auction_id.in_(auctions_of_event))
+    tables = {
+        name: [{key: _json(value) for key, value in row.items()} for row in rows]
+        for name, rows in repository.event_tables(session, event.id).items()
+    }
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": utcnow().isoformat(),
-        "event": _rows(session, t[Event], t[Event].c.id == eid)[0],
-        "checkpoints": _rows(session, t[Checkpoint], t[Checkpoint].c.event_id == eid),
-        "participants": participants,
-        "participant_identities": _rows(
-            session, t[ParticipantIdentity], t[ParticipantIdentity].c.event_id == eid
-        ),
-        "save_codes": _rows(session, t[SaveCode], t[SaveCode].c.participant_id.in_(of_event)),
-        "integration_keys": _rows(session, t[IntegrationKey], t[IntegrationKey].c.event_id == eid),
-        "takes": _rows(session, t[Take], t[Take].c.event_id == eid),
-        "take_voids": _rows(session, t[TakeVoid], t[TakeVoid].c.take_id.in_(takes_of_event)),
-        "source_clocks": _rows(session, t[SourceClock], t[SourceClock].c.event_id == eid),
-        "auctions": _rows(session, t[Auction], t[Auction].c.event_id == eid),
+        "event": tables["event"][0],
+        "checkpoints": tables["checkpoints"],
+        "participants": tables["participants"],
+        "participant_identities": tables["participant_identities"],
+        "save_codes": tables["save_codes"],
+        "integration_keys": tables["integration_keys"],
+        "takes": tables["takes"],
+        "take_voids": tables["take_voids"],
+        "source_clocks": tables["source_clocks"],
+        "auctions": tables["auctions"],
         "auction_rounds": ceremony["auction_rounds"],
         "bids": ceremony["bids"],
-        "bid_withdrawals": _rows(
-            session, t[BidWithdrawal], t[BidWithdrawal].c.bid_id.in_(bids_of_event)
-        ),
-        "audit": _rows(session, t[AuditEntry], t[AuditEntry].c.event_id == eid),
+        "bid_withdrawals": tables["bid_withdrawals"],
+        "audit": tables["audit"],
         "expected": expected_state(session, event),
     }
 
@@ -171,16 +159,8 @@ def expected_state(session: Session, event: Event) -> dict[str, Any]:
     of chain, states, combinations, outcomes and auction results, keyed by external id and
     take id (this database's ids)."""
     heads = log_chain.stored_heads(session, event.id)
-    external = dict(
-        session.execute(
-            select(Participant.id, Participant.external_id).where(Participant.event_id == event.id)
-        ).all()
-    )
-    states = session.execute(
-        select(ParticipantState.participant_id, ParticipantState.state).where(
-            ParticipantState.event_id == event.id
-        )
-    ).all()
+    external = repository.external_ids(session, event.id)
+    states = repository.participant_states(session, event.id)
     return {
         "log": {"head": heads.head, "version": log_chain.HEAD_VERSION, **heads.counts()},
         "states": {external[pid]: _utc_state(state) for pid, state in states},
@@ -194,12 +174,7 @@ def _stored_combinations(
     session: Session, event: Event, external: dict[int, str]
 ) -> list[dict[str, Any]]:
     """The event's saved combinations by id: take id, participant's external id, cards."""
-    combinations = session.execute(
-        select(
-            Combination.id, Combination.participant_id, Combination.cards,
-            Combination.category, Combination.deal, Combination.saved_at,
-        ).where(Combination.event_id == event.id).order_by(Combination.id)
-    ).all()  # fmt: skip
+    combinations = repository.combination_rows(session, event.id)
     return [
         {
             "take": c.id,
@@ -215,21 +190,8 @@ def _stored_combinations(
 
 def _stored_outcomes(session: Session, event: Event) -> list[dict[str, Any]]:
     """Every take's outcome by take id, its CP as a number, its last change."""
-    numbers = dict(
-        session.execute(
-            select(Checkpoint.id, Checkpoint.number).where(Checkpoint.event_id == event.id)
-        ).all()
-    )
-    outcomes = session.execute(
-        select(
-            TakeOutcome.take_id, TakeOutcome.kind, TakeOutcome.outcome, TakeOutcome.reason,
-            TakeOutcome.card, TakeOutcome.checkpoint_id, TakeOutcome.deal, TakeOutcome.round,
-            TakeOutcome.previous_outcome, TakeOutcome.previous_reason, TakeOutcome.changed_at,
-        )
-        .join(Take, Take.id == TakeOutcome.take_id)
-        .where(Take.event_id == event.id)
-        .order_by(TakeOutcome.take_id)
-    ).all()  # fmt: skip
+    numbers = repository.checkpoint_numbers(session, event.id)
+    outcomes = repository.outcome_rows(session, event.id)
     return [
         {
             "take": o.take_id,
@@ -406,13 +368,11 @@ def _restore_rows(session: Session, archive: dict[str, Any], actor: str) -> tupl
     _insert(session, AuditEntry.__table__, audit, ids, _of_event(event.id))
     _set_head(session, event.id, chain.DECISIONS, audit)
     source = archive["event"]
-    session.execute(
-        update(Event)
-        .where(Event.id == event.id)
-        .values(
-            status=source["status"],
-            feed_frozen_at=_typed(Event.__table__, source).get("feed_frozen_at"),
-        )
+    repository.set_event_status(
+        session,
+        event.id,
+        source["status"],
+        _typed(Event.__table__, source).get("feed_frozen_at"),
     )
     session.expire_all()
     return event, ids
@@ -472,9 +432,7 @@ def _restore_identities(
     rows keep no participant id), or for version 1 one `create` row per participant as
     the file has it, by the importing `actor`."""
     if archive["version"] == 1:
-        participants = session.scalars(
-            select(Participant).where(Participant.event_id == event_id).order_by(Participant.id)
-        ).all()
+        participants = event_service.participants(session, event_id)
         identity.record(session, event_id, participants, "create", actor)
         return
     rows = archive["participant_identities"]
@@ -553,23 +511,18 @@ def _restore_ceremony(session: Session, archive: dict[str, Any], ids: _Ids, even
                    "replaced_by_bid_id": ids("bid", r["replaced_by_bid_id"])},
     )  # fmt: skip
     # Now that bids exist: the rounds' revealed results and the auctions' winners.
-    rounds = AuctionRound.__table__  # the column `result` (a round's decision), restored
     for row in archive["auction_rounds"]:
         if row["result"] is not None:
-            session.execute(
-                update(rounds)
-                .where(rounds.c.id == ids("auction_round", row["id"]))
-                .values(result=_map_result(ids, row["result"]))
+            repository.set_round_result(
+                session, ids("auction_round", row["id"]), _map_result(ids, row["result"])
             )
     for row in archive["auctions"]:
         if row["winner_participant_id"] is not None or row["winner_combination_id"] is not None:
-            session.execute(
-                update(Auction)
-                .where(Auction.id == ids("auction", row["id"]))
-                .values(
-                    winner_participant_id=ids("participant", row["winner_participant_id"]),
-                    winner_combination_id=ids("take", row["winner_combination_id"]),
-                )
+            repository.set_auction_winner(
+                session,
+                ids("auction", row["id"]),
+                ids("participant", row["winner_participant_id"]),
+                ids("take", row["winner_combination_id"]),
             )
 
 
@@ -707,16 +660,4 @@ def _restore_outcome_history(session: Session, outcomes: list[dict[str, Any]], i
         if o["previous_outcome"] is not None or o["changed_at"] is not None
     ]  # fmt: skip
     if rows:
-        from sqlalchemy import bindparam
-
-        table = TakeOutcome.__table__
-        session.connection().execute(
-            update(table)
-            .where(table.c.take_id == bindparam("tid"))
-            .values(
-                previous_outcome=bindparam("po"),
-                previous_reason=bindparam("pr"),
-                changed_at=bindparam("ca"),
-            ),
-            rows,
-        )
+        repository.set_outcome_history(session, rows)

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from app.auctions import service as auction_service
 from app.auctions.shapes import AuctionView, CloseResult, CorrectionResult, RevealResult
-from app.auctions.views import Caller
 from app.core.db import utcnow
+from app.core.principal import Principal
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.models import Event
@@ -30,7 +30,7 @@ from app.flows import log_chain
 CEREMONY, FINISHED = EventStatus.CEREMONY, EventStatus.FINISHED
 
 
-def open_auction(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
+def open_auction(session: Session, event: Event, place: int, caller: Principal) -> AuctionView:
     """`auction_service.open_auction`; the ceremony begins: the feed is frozen (its
     results rest on the combinations) and the event moves on to `ceremony` (when it was
     earlier). Raises what opening raises (409 `course_still_open` naming the closing time
@@ -46,7 +46,7 @@ def open_auction(session: Session, event: Event, place: int, caller: Caller) -> 
 
 
 def close_auction(
-    session: Session, event: Event, place: int, caller: Caller, *, lots_seed: int | None = None
+    session: Session, event: Event, place: int, caller: Principal, *, lots_seed: int | None = None
 ) -> CloseResult:
     """`auction_service.close_auction` (the event finishes only at the end of the reveal)."""
     result = auction_service.close_auction(session, event, place, caller, lots_seed=lots_seed)
@@ -55,7 +55,7 @@ def close_auction(
 
 
 def reveal(
-    session: Session, event: Event, place: int, caller: Caller, *, everything: bool = False
+    session: Session, event: Event, place: int, caller: Principal, *, everything: bool = False
 ) -> RevealResult:
     """`auction_service.reveal`; the step that completes the last auction's reveal moves
     the event to `finished` and fixes its head (`settle_status`)."""
@@ -64,7 +64,7 @@ def reveal(
     return result
 
 
-def undo_close(session: Session, event: Event, place: int, caller: Caller) -> AuctionView:
+def undo_close(session: Session, event: Event, place: int, caller: Principal) -> AuctionView:
     """`auction_service.undo_close` (possible only before any reveal, so never after the
     finish; `settle_status` keeps the status right all the same)."""
     view = auction_service.undo_close(session, event, place, caller)
@@ -77,7 +77,7 @@ def correct_round(
     event: Event,
     place: int,
     number: int,
-    caller: Caller,
+    caller: Principal,
     *,
     reason: str,
     void_bids: list[int],
@@ -100,7 +100,7 @@ def correct_round(
 
 
 def settle_status(
-    session: Session, event: Event, caller: Caller, *, cause: str, refix: bool = False
+    session: Session, event: Event, caller: Principal, *, cause: str, refix: bool = False
 ) -> None:
     """`finished` (with the head fixed, `log_chain.fix_head`) when every auction is decided
     and revealed (`auction_service.ceremony_finished`); back to `ceremony` (head cleared)

@@ -87,7 +87,7 @@ def change_event(
     data: EventUpdate,
     *,
     dry_run: bool = False,
-    actor: str = event_service.ORGANISER,
+    actor: str = event_service.ORGANISER_ACTOR,
 ) -> EventChanged:
     """Apply `data` to the event (`event_service.update_event`); when the window
     (`opens_at`, `closes_at`) or `hand_ranking` changes, replay the feed and answer its
@@ -148,7 +148,7 @@ def close_course(
     *,
     now: datetime | None = None,
     dry_run: bool = False,
-    actor: str = event_service.ORGANISER,
+    actor: str = event_service.ORGANISER_ACTOR,
 ) -> EventChanged:
     """Close the course now: `closes_at` becomes the server's clock (`now`, aware UTC;
     only ever earlier than it was), the feed is replayed (takes after `now` stop
@@ -178,7 +178,7 @@ def change_status(
     *,
     now: datetime | None = None,
     dry_run: bool = False,
-    actor: str = event_service.ORGANISER,
+    actor: str = event_service.ORGANISER_ACTOR,
 ) -> EventChanged:
     """Move the event forward to `status` (`event_service.change_status`). A status from
     `course_closed` on, while the window is open, closes the course now first (with its

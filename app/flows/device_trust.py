@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core import audit
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unprocessable
-from app.events.models import Checkpoint, Event, Participant
+from app.events.models import Event, Participant
 from app.feed import ingest as feed_ingest
 from app.feed.models import DeviceContact, SyncDeadline, Take, TakeOutcome, TakeReview
+from app.flows import repository
 
 REVIEW_PAGE_SIZE = 50
 DECISIONS = ("accepted", "voided")
@@ -84,11 +84,7 @@ def farthest_offset(
     `offset`. Two aggregates on `ix_device_contact_event_id_source_id`."""
     if offset is None:
         return None
-    low, high = session.execute(
-        select(
-            func.min(DeviceContact.offset_seconds), func.max(DeviceContact.offset_seconds)
-        ).where(DeviceContact.event_id == event_id, DeviceContact.source == source)
-    ).one()
+    low, high = repository.contact_offset_range(session, event_id, source)
     if low is None or high is None:
         return None
     seconds = offset.total_seconds()
@@ -132,9 +128,7 @@ def review_batch(
     returns how many were listed."""
     if not take_ids:
         return 0
-    rows = session.execute(
-        select(Take.id, Take.taken_at, Take.device_taken_at).where(Take.id.in_(take_ids))
-    ).all()
+    rows = repository.take_times(session, take_ids)
     listed = 0
     for take_id, taken_at, device_taken_at in rows:
         reasons = review_reasons(
@@ -160,12 +154,7 @@ def review_batch(
 
 def sync_deadline(session: Session, event_id: int) -> datetime | None:
     """The event's current sync deadline (the latest `sync_deadline` row; None: none)."""
-    return session.scalar(
-        select(SyncDeadline.deadline)
-        .where(SyncDeadline.event_id == event_id)
-        .order_by(SyncDeadline.id.desc())
-        .limit(1)
-    )
+    return repository.latest_sync_deadline(session, event_id)
 
 
 def set_sync_deadline(
@@ -190,14 +179,7 @@ def set_sync_deadline(
 
 def open_count(session: Session, event_id: int) -> int:
     """How many listed takes wait for the organiser's decision (one indexed count)."""
-    return (
-        session.scalar(
-            select(func.count())
-            .select_from(TakeReview)
-            .where(TakeReview.event_id == event_id, TakeReview.decision.is_(None))
-        )
-        or 0
-    )
+    return repository.open_review_count(session, event_id)
 
 
 def review_page(session: Session, event: Event, page: int) -> tuple[list[dict[str, Any]], int]:
@@ -205,30 +187,10 @@ def review_page(session: Session, event: Event, page: int) -> tuple[list[dict[st
     id; and the total. Each item: `id`, `take_id`, `participant` (external id), `name`,
     `number` (CP number, None for other codes), `card`, `kind`, `outcome`, `reason`,
     `taken_at`, `received_at`, `reasons`, `details`, `decision`, `decided_by`."""
-    total = (
-        session.scalar(
-            select(func.count()).select_from(TakeReview).where(TakeReview.event_id == event.id)
-        )
-        or 0
+    total = repository.review_count(session, event.id)
+    rows = repository.review_rows(
+        session, event.id, limit=REVIEW_PAGE_SIZE, offset=(max(page, 1) - 1) * REVIEW_PAGE_SIZE
     )
-    rows = session.execute(
-        select(
-            TakeReview,
-            Take,
-            Participant.external_id,
-            Participant.name,
-            TakeOutcome,
-            Checkpoint.number,
-        )
-        .join(Take, Take.id == TakeReview.take_id)
-        .join(Participant, Participant.id == Take.participant_id)
-        .outerjoin(TakeOutcome, TakeOutcome.take_id == Take.id)
-        .outerjoin(Checkpoint, Checkpoint.id == TakeOutcome.checkpoint_id)
-        .where(TakeReview.event_id == event.id)
-        .order_by(TakeReview.decision.is_not(None), TakeReview.id)
-        .limit(REVIEW_PAGE_SIZE)
-        .offset((max(page, 1) - 1) * REVIEW_PAGE_SIZE)
-    ).all()
     return [_review_item(*row) for row in rows], total
 
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.core.errors import Conflict
 from app.events import service as event_service
 from app.events.models import Checkpoint, Event, Participant
-from app.events.service import ORGANISER, DeckRow, Locate
+from app.events.service import ORGANISER_ACTOR, DeckRow, Locate
 from app.feed import repository as feed_repo
 
 
@@ -49,7 +49,7 @@ def import_checkpoints_csv(session: Session, event: Event, text: str) -> list[Ch
 
 
 def shuffle_deck(
-    session: Session, event: Event, seed: int | None, actor: str = ORGANISER
+    session: Session, event: Event, seed: int | None, actor: str = ORGANISER_ACTOR
 ) -> list[Checkpoint]:
     """`event_service.shuffle_deck` while no take is recorded; Conflict `deck_in_play`."""
     ensure_deck_editable(session, event)

@@ -23,17 +23,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core import chain, ledger
-from app.core.audit import DECIDING_ACTIONS, AuditEntry
 from app.core.db import utcnow
 from app.events import identity
-from app.events.models import Event, Participant, ParticipantIdentity
+from app.events.models import Event
 from app.events.rules import EventStatus
-from app.feed.models import ParticipantState, SourceClock, Take, TakeVoid
+from app.flows import repository
 
 HEAD_VERSION = 2  # `chain.event_head` with the event-level chains
 
@@ -81,11 +78,7 @@ class Heads:
 def stored_heads(session: Session, event_id: int) -> Heads:
     """The chain heads kept with the participants' states, on the auction rows and in
     `event_chain` (three indexed queries; one row per participant with a take)."""
-    participants = session.execute(
-        select(Participant.external_id, ParticipantState.log_seq, ParticipantState.log_head)
-        .join(Participant, Participant.id == ParticipantState.participant_id)
-        .where(ParticipantState.event_id == event_id, ParticipantState.log_seq > 0)
-    ).all()
+    participants = repository.participant_heads(session, event_id)
     return Heads(
         [(e, s, h or "") for e, s, h in participants],
         _auction_heads(session, event_id),
@@ -94,11 +87,7 @@ def stored_heads(session: Session, event_id: int) -> Heads:
 
 
 def _auction_heads(session: Session, event_id: int) -> list[tuple[int, int, str]]:
-    auctions = session.execute(
-        select(Auction.place, Auction.log_seq, Auction.log_head).where(
-            Auction.event_id == event_id, Auction.log_seq > 0
-        )
-    ).all()
+    auctions = repository.auction_heads(session, event_id)
     return [(p, s, h or "") for p, s, h in auctions]
 
 
@@ -197,20 +186,8 @@ def take_links(
 ) -> tuple[dict[int, list[chain.Link]], dict[int, str]]:
     """Every participant's take chain as stored, by participant id (rows in `log_seq`
     order, unchained rows last), and the stored hash of every take by id."""
-    takes = session.execute(
-        select(
-            Take.id, Take.participant_id, Take.source, Take.source_id, Take.code, Take.taken_at,
-            Take.received_at, Take.recorded_by, Take.payload, Take.device_taken_at,
-            Take.clock_offset_seconds, Take.log_seq, Take.log_prev, Take.log_hash,
-        ).where(Take.event_id == event_id)
-    ).all()  # fmt: skip
-    voids = session.execute(
-        select(
-            TakeVoid.id, Take.participant_id, Take.log_hash.label("take_hash"), TakeVoid.reason,
-            TakeVoid.voided_by, TakeVoid.voided_at, TakeVoid.log_seq, TakeVoid.log_prev,
-            TakeVoid.log_hash,
-        ).join(Take, Take.id == TakeVoid.take_id).where(Take.event_id == event_id)
-    ).all()  # fmt: skip
+    takes = repository.take_rows(session, event_id)
+    voids = repository.void_rows(session, event_id)
     rows: dict[int, list[tuple[Any, chain.Link]]] = defaultdict(list)
     for t in takes:
         content = chain.take_content(
@@ -237,19 +214,9 @@ def bid_links(
     session: Session, event_id: int, take_hashes: dict[int, str]
 ) -> dict[int, list[chain.Link]]:
     """Every auction's bid chain as stored, by auction id (`log_seq` order)."""
-    bids = session.execute(
-        select(Bid, AuctionRound.number)
-        .join(AuctionRound, AuctionRound.id == Bid.round_id)
-        .join(Auction, Auction.id == Bid.auction_id)
-        .where(Auction.event_id == event_id)
-    ).all()
+    bids = repository.bid_rows(session, event_id)
     bid_hash = {bid.id: bid.log_hash or "" for bid, _ in bids}
-    withdrawals = session.execute(
-        select(BidWithdrawal, Bid.auction_id)
-        .join(Bid, Bid.id == BidWithdrawal.bid_id)
-        .join(Auction, Auction.id == Bid.auction_id)
-        .where(Auction.event_id == event_id)
-    ).all()
+    withdrawals = repository.withdrawal_rows(session, event_id)
     rows: dict[int, list[tuple[Any, chain.Link]]] = defaultdict(list)
     for bid, number in bids:
         content = chain.bid_content(
@@ -296,18 +263,9 @@ def _check(
 def event_links(session: Session, event_id: int) -> tuple[dict[str, list[chain.Link]], list[Any]]:
     """The event-level chains as stored (`{name: links}` in `log_seq` order, unchained
     rows last) and the identity rows (for the participants' check)."""
-    clocks = session.execute(
-        select(SourceClock).where(SourceClock.event_id == event_id)
-    ).scalars().all()  # fmt: skip
-    decisions = session.execute(
-        select(AuditEntry).where(
-            AuditEntry.event_id == event_id,
-            AuditEntry.action.in_(DECIDING_ACTIONS) | AuditEntry.log_hash.is_not(None),
-        )
-    ).scalars().all()  # fmt: skip
-    identities = session.execute(
-        select(ParticipantIdentity).where(ParticipantIdentity.event_id == event_id)
-    ).scalars().all()  # fmt: skip
+    clocks = repository.source_clocks(session, event_id)
+    decisions = repository.deciding_entries(session, event_id)
+    identities = repository.identity_rows(session, event_id)
     rows: dict[str, list[tuple[Any, chain.Link]]] = {name: [] for name in chain.EVENT_CHAINS}
     for c in clocks:
         content = chain.source_clock_content(
@@ -354,11 +312,7 @@ def identity_mismatch(
     for row in sorted(identities, key=_order):
         if row.participant_id is not None:
             latest[row.participant_id] = row
-    participants = session.execute(
-        select(Participant.id, Participant.external_id, Participant.name, Participant.category)
-        .where(Participant.event_id == event_id)
-        .order_by(Participant.external_id)
-    ).all()
+    participants = repository.participant_identities(session, event_id)
     for p in participants:
         row = latest.get(p.id)
         shown = (row.external_id, row.name, row.category) if row is not None else None
@@ -415,19 +369,8 @@ def _verify_logs(session: Session, event_id: int) -> tuple[Heads, dict[str, Any]
     """The take and bid chains recomputed: their heads and the first mismatch."""
     takes, take_hashes = take_links(session, event_id)
     bids = bid_links(session, event_id, take_hashes)
-    participants = session.execute(
-        select(
-            Participant.id, Participant.external_id,
-            func.coalesce(ParticipantState.log_seq, 0), ParticipantState.log_head,
-        )
-        .outerjoin(ParticipantState, ParticipantState.participant_id == Participant.id)
-        .where(Participant.event_id == event_id)
-    ).all()  # fmt: skip
-    auctions = session.execute(
-        select(Auction.id, Auction.place, Auction.log_seq, Auction.log_head).where(
-            Auction.event_id == event_id
-        )
-    ).all()
+    participants = repository.participant_chain_states(session, event_id)
+    auctions = repository.auction_chain_states(session, event_id)
     first: dict[str, Any] | None = None
     heads = Heads([], [])
     for pid, external_id, seq, head_hash in sorted(participants, key=lambda p: p[1]):

@@ -1,8 +1,9 @@
 """Who is calling a game: the game's tokens as `app.core.principal` kinds, and the
-games service's `Viewer` of a Principal.
+Principal the games service gets for a game (`game_viewer`).
 
 A player token is a `game_seat` Principal (`game_id`, `seat`), the table token (returned
-at creation) a `table` Principal (`game_id`); the organiser sees a game as its table.
+at creation) a `table` Principal (`game_id`); the organiser sees a game as its table
+(`service.role_of`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from fastapi import Depends
 from sqlalchemy.orm import Session
 
 from app.core.errors import Unauthorized
-from app.core.principal import Kind, Principal, accepts
+from app.core.principal import PUBLIC, Kind, Principal, accepts
 from app.core.security import hash_token
 from app.games import repository
 from app.games.models import Game
-from app.games.service import PUBLIC, Viewer
 
 GAME_KINDS = (Kind.GAME_SEAT, Kind.TABLE)
 
@@ -35,25 +35,12 @@ def game_token_principal(session: Session, token: str) -> Principal | None:
     return None
 
 
-def viewer_of(principal: Principal, game_id: int) -> Viewer:
-    """What `principal` sees of game `game_id`: the table (table token, organiser), a
-    player's seat (player token) or the public view (a public principal)."""
-    if principal.is_organiser:
-        return Viewer("table", actor="organiser")
-    if principal.kind is Kind.TABLE:
-        return Viewer("table", actor="table")
-    if principal.kind is Kind.GAME_SEAT:
-        return Viewer("player", seat=principal.seat, actor=f"seat:{principal.seat}")
-    return PUBLIC
-
-
-def game_viewer(principal: Principal, game: Game, presented: bool) -> Viewer:
-    """The Viewer of the request for `game`; a presented token of another game or an unknown
-    token → 401 `invalid_game_token`."""
-    if principal.is_organiser:
-        return viewer_of(principal, game.id)
-    if principal.game_id == game.id:
-        return viewer_of(principal, game.id)
+def game_viewer(principal: Principal, game: Game, presented: bool) -> Principal:
+    """The Principal the games service gets for `game`: the request's own when it is the
+    organiser or one of this game's tokens, else PUBLIC; a presented token of another
+    game or an unknown token → 401 `invalid_game_token`."""
+    if principal.is_organiser or principal.game_id == game.id:
+        return principal
     if presented:
         raise Unauthorized("This token does not belong to this game.", code="invalid_game_token")
     return PUBLIC

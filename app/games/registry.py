@@ -19,7 +19,6 @@ INFRASTRUCTURE = {
     "repository",
     "service",
     "schemas",
-    "endpoints",
     "pages",
     "registry",
     "deps",

@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.core.errors import AppError, Conflict, Forbidden, NotFound, Unauthorized
+from app.core.principal import Kind, Principal
 from app.core.security import hash_token, new_token
 from app.core.types import PlayerName
 from app.games import repository
@@ -29,16 +30,15 @@ SEED_BITS = 53  # a seed stays exact as a JSON number in every client
 PLAYER_NAMES = TypeAdapter(list[PlayerName])
 
 
-@dataclass(frozen=True)
-class Viewer:
-    """Who asks: `role` `player` (with `seat`), `table` (table token, organiser) or `public`."""
-
-    role: str
-    seat: int | None = None
-    actor: str = "public"
-
-
-PUBLIC = Viewer("public")
+def role_of(viewer: Principal) -> str:
+    """What `viewer` is to a game it was admitted to (`app.games.deps.game_viewer`):
+    `table` (the table token or the organiser), `player` (a seat's token, `viewer.seat`)
+    or `public`."""
+    if viewer.is_organiser or viewer.kind is Kind.TABLE:
+        return "table"
+    if viewer.kind is Kind.GAME_SEAT:
+        return "player"
+    return "public"
 
 
 def modules() -> dict[str, RulesModule]:
@@ -128,7 +128,7 @@ def load(session: Session, game_id: int) -> Loaded:
 def act(
     session: Session,
     loaded: Loaded,
-    viewer: Viewer,
+    viewer: Principal,
     action: Action,
     seat: int | None = None,
     expected_seq: int | None = None,
@@ -144,7 +144,7 @@ def act(
     409 `stale_state` when `expected_seq` is not the current number of actions,
     409 `action_conflict` when another action was appended meanwhile (retry).
     """
-    if viewer.role == "public":
+    if role_of(viewer) == "public":
         raise Unauthorized("Acting needs a player token or the table token.")
     if expected_seq is not None and expected_seq != loaded.seq:
         raise Conflict(
@@ -176,11 +176,11 @@ def act(
     return loaded
 
 
-def _acting_seat(loaded: Loaded, viewer: Viewer, action: Action, seat: int | None) -> int | None:
+def _acting_seat(loaded: Loaded, viewer: Principal, action: Action, seat: int | None) -> int | None:
     """The seat `action` is applied for (None: the table's own action); the seat rules and
     errors of `act`."""
     state = loaded.state
-    if viewer.role == "player":
+    if role_of(viewer) == "player":
         if seat is not None and seat != viewer.seat:
             raise Forbidden("A player token acts only for its own seat.", code="not_your_seat")
         return viewer.seat
@@ -202,19 +202,20 @@ def _acting_seat(loaded: Loaded, viewer: Viewer, action: Action, seat: int | Non
     return current[0]
 
 
-def _legal_for(state: GameState, viewer: Viewer) -> list[Action]:
+def _legal_for(state: GameState, viewer: Principal) -> list[Action]:
     if viewer.seat is not None:
         return state.legal_actions(viewer.seat)
     current = state.current_players()
     return state.legal_actions(current[0]) if len(current) == 1 else []
 
 
-def read(loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
+def read(loaded: Loaded, viewer: Principal) -> dict[str, Any]:
     """The game as `viewer` may see it (GameRead). Hidden options and the seed are shown
     only when the game is over."""
     state, rules, game = loaded.state, loaded.rules, loaded.game
     over = state.is_over()
-    table = viewer.role == "table"
+    role = role_of(viewer)
+    table = role == "table"
     current = state.current_players()
     return {
         "id": game.id,
@@ -225,10 +226,10 @@ def read(loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
         "seed": game.seed if over else None,
         "created_at": game.created_at,
         "seq": loaded.seq,
-        "role": viewer.role,
+        "role": role,
         "seat": viewer.seat,
         "current_players": current,
-        "legal_actions": _legal_for(state, viewer) if viewer.role != "public" else [],
+        "legal_actions": _legal_for(state, viewer) if role != "public" else [],
         "legal_actions_by_seat": (
             [{"seat": s, "actions": state.legal_actions(s)} for s in current] if table else []
         ),

@@ -12,46 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
 from app.auctions import views as auction_views
-from app.core.livelog import LiveChange, LiveVersion
-from app.events.models import Event, Participant
+from app.core.principal import PUBLIC
+from app.events.models import Event
 
-PUBLIC = auction_views.PUBLIC
-Topic = tuple[str, int]  # ("auction", place) | ("event", 0)
-
-
-def current_version(session: Session, event_id: int) -> int:
-    """The event's live version (0 before its first change): one primary-key read."""
-    return int(
-        session.scalar(select(LiveVersion.version).where(LiveVersion.event_id == event_id)) or 0
-    )
-
-
-def changed_topics(session: Session, event_id: int, after: int) -> dict[Topic, int]:
-    """Each topic changed after version `after`, with the version of its latest change."""
-    rows = session.execute(
-        select(LiveChange.topic, LiveChange.place, func.max(LiveChange.version))
-        .where(LiveChange.event_id == event_id, LiveChange.version > after)
-        .group_by(LiveChange.topic, LiveChange.place)
-    )
-    return {(topic, place): int(version) for topic, place, version in rows}
-
-
-def names_of(session: Session, event_id: int, external_ids: Iterable[str]) -> dict[str, str]:
-    """external id -> name for the given participants only (not the whole event)."""
-    ids = sorted(set(external_ids))
-    if not ids:
-        return {}
-    rows = session.execute(
-        select(Participant.external_id, Participant.name).where(
-            Participant.event_id == event_id, Participant.external_id.in_(ids)
-        )
-    )
-    return {external_id: name for external_id, name in rows}
+# the live channel's reads (their SQL is in app.live.repository), offered with the messages
+from app.live.repository import Topic as Topic
+from app.live.repository import changed_topics as changed_topics
+from app.live.repository import current_version as current_version
+from app.live.repository import names_of as names_of
+from app.live.repository import participant_version as participant_version
 
 
 def named_in(view: dict[str, Any]) -> set[str]:
@@ -152,19 +125,3 @@ def names_in_views(
     for view in views:
         named |= named_in(view)
     return names_of(session, event_id, named)
-
-
-_PARTICIPANT_VERSION = (
-    select(Participant.event_id, Participant.access_token_hash, LiveVersion.version)
-    .outerjoin(LiveVersion, LiveVersion.event_id == Participant.event_id)
-    .where(Participant.id == bindparam("participant_id"))
-)
-
-
-def participant_version(connection: Connection, participant_id: int) -> tuple[int, str, int] | None:
-    """(event id, access token hash, live version) of a participant in one primary-key
-    query (the fallback poll's whole cost), or None when the participant is gone."""
-    row = connection.execute(_PARTICIPANT_VERSION, {"participant_id": participant_id}).first()
-    if row is None:
-        return None
-    return row[0], row[1], int(row[2] or 0)

@@ -16,6 +16,7 @@ from app.auctions.models import Bid, BidWithdrawal
 from app.core.audit import AuditEntry
 from app.core.db import make_sessionmaker
 from app.core.errors import AppError
+from app.core.principal import ORGANISER
 from app.events.models import Event
 from tests.auctions.test_api import CEREMONY, build
 
@@ -43,9 +44,6 @@ def run_together(engine: Engine, jobs: list[Callable[[Session], Any]]) -> list[A
     for thread in threads:
         thread.join(timeout=60)
     return results
-
-
-ORGANISER = service.Caller(organiser=True)
 
 
 def test_concurrent_closes_close_once(engine: Engine, session: Session) -> None:

@@ -21,10 +21,9 @@ from sqlalchemy.orm import Session
 from app.auctions import repository as repo
 from app.auctions import service
 from app.core.db import make_sessionmaker
+from app.core.principal import ORGANISER
 from app.events.models import Event
 from tests.auctions.test_api import CEREMONY, build
-
-ORGANISER = service.Caller(organiser=True)
 
 
 def postgres_only(engine: Engine) -> None:

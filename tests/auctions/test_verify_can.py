@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session
 
 from app.auctions import rules, service
 from app.core.errors import AppError
+from app.core.principal import ORGANISER
+from app.events.deps import participant_principal
 from app.events.models import Event, Participant
 from tests.auctions.test_api import CEREMONY, CLOSES, DURING, OPENS, build
 from tests.factories import make_event
-
-ORGANISER = service.Caller(organiser=True)
 
 
 def refusal(verify, *args, **kwargs) -> str | None:
@@ -71,7 +71,7 @@ def test_each_step_is_allowed_exactly_when_its_verify_passes(session: Session) -
     service.place_bid(
         session, event, 3, ORGANISER, participant="B", combination_id=w.combos["B_pair"]
     )
-    b = service.Caller(organiser=False, participant=session.get(Participant, w.people["B"].id))
+    b = participant_principal(session.get(Participant, w.people["B"].id))
     assert not service.can_withdraw_bid(session, event, 3, b, placed["bid_id"])  # not B's
     assert refusal(service.verify_withdraw_bid, session, event, 3, b, placed["bid_id"]) == (
         "not_your_bid"

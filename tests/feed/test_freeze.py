@@ -149,13 +149,13 @@ def test_a_delivery_waiting_on_an_opening_auction_sees_it_open(engine, client, a
     decide from a snapshot taken before the opening committed."""
     if engine.dialect.name == "sqlite":
         pytest.skip("SQLite serialises all writers: there is no such interleaving")
-    from app.auctions.service import Caller
+    from app.core.principal import ORGANISER
     from app.events.models import Event
     from app.flows.ceremony import open_auction
 
     opening = Session(engine)
     event = opening.get(Event, world.id)
-    open_auction(opening, event, 3, Caller(organiser=True))  # locked, not committed yet
+    open_auction(opening, event, 3, ORGANISER)  # locked, not committed yet
     late = take(world, "101", world.cp("KS"), "late-1", 9)
     with ThreadPoolExecutor(max_workers=1) as pool:
         sent = pool.submit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from app.core.errors import Conflict
+from app.core.principal import Kind, Principal
 from app.games.models import Game as GameRow
 from app.games.models import GameAction, GamePlayer
 
@@ -141,7 +142,7 @@ def test_conflicting_append_is_409(client, engine) -> None:
     game = create(client)
     factory = make_sessionmaker(engine)
     first, second = factory(), factory()
-    viewer = service.Viewer("table", actor="table")
+    viewer = Principal(Kind.TABLE, game_id=game["id"])
     loaded_first = service.load(first, game["id"])
     first.commit()  # end the read transaction (SQLite takes its write lock at BEGIN)
     loaded_second = service.load(second, game["id"])

@@ -7,6 +7,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+from app.core.principal import ORGANISER
 from app.live.hub import Channel, Hub
 
 
@@ -64,7 +65,7 @@ def test_a_stage_is_sent_at_once_a_bid_count_may_wait(monkeypatch, session) -> N
         livelog, "_wakers", [lambda event_id, version, stage: woken.append((version, stage))]
     )
     w = build(session, {"A": CEREMONY["A"], "B": CEREMONY["B"]})
-    organiser = service.Caller(organiser=True)
+    organiser = ORGANISER
     event = session.get(Event, w.event_id)
     service.open_auction(session, event, 3, organiser)
     session.commit()

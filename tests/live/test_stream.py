@@ -9,6 +9,7 @@ import httpx
 from sqlalchemy.orm import Session
 
 from app.auctions import views as auction_views
+from app.core.principal import PUBLIC
 from app.events.models import Event
 from tests.factories import make_combination, make_event, make_participant
 from tests.live.sse import Stream
@@ -133,7 +134,7 @@ def test_stream_resumes_from_last_event_id_and_keeps_bids_sealed(live_server, ad
     # Exactly what the public auction view shows once revealed.
     with Session(live_server.engine) as session:
         event = session.get(Event, event_id)
-        public = auction_views.auction_view(session, event, 3, auction_views.PUBLIC)
+        public = auction_views.auction_view(session, event, 3, PUBLIC)
     # Exactly the public auction view, each revealed bid once (in its round, not again in
     # the flattened `bids`).
     public.pop("bids")

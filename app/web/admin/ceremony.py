@@ -13,14 +13,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.auctions import repository as auction_repo
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
 from app.auctions.rules import AuctionStatus, RoundStatus
 from app.auctions.shapes import AuctionView, RoundView, current_eligible
 from app.core.db import utcnow
-from app.events import repository as events_repo
+from app.core.principal import ORGANISER, PUBLIC
 from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.models import Event
@@ -47,13 +46,11 @@ def _bidders(session: Session, event: Event, view: AuctionView | None) -> list[t
     a winner, RULES.md I-8; in a tie-break round, the tied bidders only, I-9)."""
     if view is None:
         return []
-    winners = set(
-        auction_repo.external_ids_of(session, auction_repo.winner_ids(session, event.id)).values()
-    )
+    winners = auction_views.winner_external_ids(session, event.id)
     eligible = current_eligible(view)
     return [
         (p.external_id, p.name)
-        for p in events_repo.participants(session, event.id)
+        for p in events_service.participants(session, event.id)
         if auction_rules.may_bid(
             auction_status=view["status"],
             bidder=p.external_id,
@@ -129,7 +126,7 @@ def confirmation(
 ) -> dict[str, Any]:
     """What the confirmation page of a close or an undo of auction `place` says will
     happen (title, lines, button), from the organiser's view of the auction now."""
-    view = auction_views.auction_view(session, event, place, auction_views.Caller(organiser=True))
+    view = auction_views.auction_view(session, event, place, ORGANISER)
     number = view["round"] or 1
     if action == "close":
         lines = [
@@ -167,7 +164,7 @@ def projector_context(session: Session, event: Event, place: int) -> dict[str, A
     bids weakest first (`shown`), `sealed` (how many are still hidden) and `complete`
     (the outcome is revealed); `latest` the id of the element revealed last (the page
     scrolls it into view); `can_reveal` the organiser's reveal buttons."""
-    view = auction_views.auction_view(session, event, place, auction_views.PUBLIC)
+    view = auction_views.auction_view(session, event, place, PUBLIC)
     closed = [r for r in view.get("rounds", []) if r["status"] == RoundStatus.CLOSED]
     history = []
     for rnd in closed[:-1]:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.core.deps import SessionDep
 from app.core.errors import AppError
-from app.events import repository as events_repo
+from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
 from app.iof import service as iof_service
@@ -34,8 +34,8 @@ def _context(event: Event, session: Session, report: CourseDataReport | None) ->
         "event": event,
         "section": "iof",
         "report": report,
-        "checkpoints": len(events_repo.checkpoints(session, event_id)),
-        "participants": len(events_repo.participants(session, event_id)),
+        "checkpoints": len(events_service.checkpoints(session, event_id)),
+        "participants": len(events_service.participants(session, event_id)),
     }
 
 

@@ -20,11 +20,10 @@ from app.auctions import views as auction_views
 from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
-from app.core.principal import OrganiserDep
+from app.core.principal import ORGANISER, PUBLIC, OrganiserDep, Principal
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
-from app.events import repository as events_repo
 from app.events import rules as event_rules
 from app.events import service as events_service
 from app.events.deps import EventDep
@@ -93,7 +92,7 @@ def logout(request: Request, session: SessionDep) -> Response:
 @router.get("")
 def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
     """The events of this service, each linking to its dashboard."""
-    events = events_repo.list_events(session)
+    events = events_service.list_events(session)
     context = {
         "events": events,
         "local": lambda moment, event: event_time(event, moment),
@@ -209,7 +208,7 @@ def participant_cards(
     if participant:
         targets = [events_service.get_participant(session, event, participant)]
     else:
-        targets = list(events_repo.participants(session, event.id))
+        targets = list(events_service.participants(session, event.id))
     again = reissue == "1"
     issued, renewed = events_service.card_tokens(
         session, event, targets, settings.cookie_secret, reissue=again
@@ -349,11 +348,8 @@ def revoke_key(
 
 # --- ceremony ----------------------------------------------------------------------
 
-ORGANISER = auction_views.Caller(organiser=True)
-PUBLIC = auction_views.PUBLIC
 
-
-def ceremony_views(session: Session, event: Event, caller) -> list[dict[str, Any]]:
+def ceremony_views(session: Session, event: Event, caller: Principal) -> list[dict[str, Any]]:
     """Each auction in ceremony order (3rd place first) as `caller` may see it."""
     return [
         auction_views.auction_view(session, event, place, caller)
@@ -368,7 +364,7 @@ def ceremony_version(views: list[dict[str, Any]]) -> str:
 
 
 def names_of(session: Session, event: Event) -> dict[str, str]:
-    return {p.external_id: p.name for p in events_repo.participants(session, event.id)}
+    return {p.external_id: p.name for p in events_service.participants(session, event.id)}
 
 
 @router.get("/events/{event_id}/ceremony")

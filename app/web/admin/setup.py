@@ -19,14 +19,12 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, File, Form, Path, Request, Response, UploadFile
 from markupsafe import Markup
 
-from app.core import iof
+from app.core import csvfiles, iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, InputProblem, Unprocessable
 from app.events import printing
-from app.events import repository as events_repo
 from app.events import service as events_service
 from app.events.deps import EventDep
-from app.events.endpoints import MAX_CSV_BYTES, csv_text
 from app.events.models import Event
 from app.events.qr import personal_url, qr_svg
 from app.events.schemas import (
@@ -36,7 +34,7 @@ from app.events.schemas import (
     ParticipantCreate,
     check_timezone,
 )
-from app.feed import repository as feed_repo
+from app.feed import views as feed_views
 from app.feed.rules import PlayState
 from app.flows import course as course_flow
 from app.flows import event_setup
@@ -262,7 +260,7 @@ def checkpoints_page(
     context = {
         "event": event,
         "section": "checkpoints",
-        "checkpoints": events_repo.checkpoints(session, event.id),
+        "checkpoints": events_service.checkpoints(session, event.id),
         "deck_locked": event_setup.has_takes(session, event),
     }
     return page(request, "admin/checkpoints.html", context)
@@ -293,8 +291,8 @@ def read_upload(file: UploadFile | None) -> bytes:
     `csv_missing_file` when none was chosen."""
     if file is None or not file.filename:
         raise Unprocessable("Choose a file.", code="csv_missing_file")
-    data = file.file.read(MAX_CSV_BYTES + 1)
-    if len(data) > MAX_CSV_BYTES:
+    data = file.file.read(csvfiles.MAX_CSV_BYTES + 1)
+    if len(data) > csvfiles.MAX_CSV_BYTES:
         raise AppError("The file is too large.", code="payload_too_large", status=413)
     return data
 
@@ -310,7 +308,7 @@ def import_checkpoints(
     errors by row on the page)."""
     url = event_url(event, "/checkpoints")
     with redirect_on_error(url):
-        event_setup.import_checkpoints_csv(session, event, csv_text(read_upload(file)))
+        event_setup.import_checkpoints_csv(session, event, csvfiles.decode(read_upload(file)))
     return done(url, "deck_imported")
 
 
@@ -366,7 +364,7 @@ def print_checkpoints(
     event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: AdminPage
 ) -> Response:
     """The QR sheet for the printer (a page: without a session it leads to the sign-in)."""
-    checkpoints = events_repo.checkpoints(session, event.id)
+    checkpoints = events_service.checkpoints(session, event.id)
     return printing.checkpoint_sheet(request, event, checkpoints, settings.base_url)
 
 
@@ -381,12 +379,12 @@ def participants_page(
     re-issue a link and remove one who has no take yet."""
     states = {
         participant.id: PlayState.from_json(row.state)
-        for row, participant in feed_repo.states_of_event(session, event.id)
+        for row, participant in feed_views.states_of_event(session, event.id)
     }
-    with_takes = set(feed_repo.participant_ids_with_takes(session, event.id))
+    with_takes = set(feed_views.participant_ids_with_takes(session, event.id))
     rows = [
         {"participant": p, "state": states.get(p.id), "has_takes": p.id in with_takes}
-        for p in events_repo.participants(session, event.id)
+        for p in events_service.participants(session, event.id)
     ]
     new_link = None
     raw = request.cookies.get(LINK_FLASH_COOKIE)
@@ -469,7 +467,7 @@ def import_participants(
         if iof.looks_like_xml(data):
             events_service.import_participants_iof(session, event, data)
         else:
-            events_service.import_participants_csv(session, event, csv_text(data))
+            events_service.import_participants_csv(session, event, csvfiles.decode(data))
     return done(url, "participants_imported")
 
 

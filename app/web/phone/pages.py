@@ -44,7 +44,7 @@ from app.core.types import Code, FormId, Note, PathId
 from app.events import rules as event_rules
 from app.events import service as event_service
 from app.events.codes import looks_like_cp_code
-from app.events.deps import participant_of
+from app.events.deps import participant_of, participant_principal
 from app.events.models import Event, Participant
 from app.feed import deck as feed_deck
 from app.feed import ingest as feed_ingest
@@ -434,7 +434,7 @@ def phone_ceremony_context(session: SessionDep, participant: Participant) -> dic
     they may bid, the names, log head, live version and shape for the phone page."""
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_views.Caller(organiser=False, participant=participant)
+    caller = participant_principal(participant)
     views = [
         auction_views.auction_view(session, event, place, caller)
         for place in auction_rules.ceremony_order(event.award_places)
@@ -550,7 +550,7 @@ def bid(
         return see_other("/me/ceremony")
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_views.Caller(organiser=False, participant=participant)
+    caller = participant_principal(participant)
     with redirect_on_error("/me/ceremony"):
         auction_service.place_bid(
             session, event, place, caller, participant=None, combination_id=combination_id
@@ -569,7 +569,7 @@ def withdraw(
     """Withdraw my sealed bid before the close (RULES.md I-7)."""
     event = session.get(Event, participant.event_id)
     assert event is not None
-    caller = auction_views.Caller(organiser=False, participant=participant)
+    caller = participant_principal(participant)
     with redirect_on_error("/me/ceremony"):
         auction_service.withdraw_bid(session, event, place, caller, bid_id)
     return done("/me/ceremony", "bid_withdrawn")

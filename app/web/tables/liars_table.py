@@ -29,7 +29,7 @@ from app.core.deps import SessionDep
 from app.core.errors import AppError
 from app.core.principal import identify
 from app.games import service
-from app.games.deps import GAME_KINDS, viewer_of
+from app.games.deps import GAME_KINDS
 from app.web.common import render, see_other
 from app.web.tables.extra_games import page_link
 
@@ -101,7 +101,7 @@ def table_or_player(token: str, request: Request, session: SessionDep) -> Respon
     if principal is None or principal.game_id is None:
         guard.mark_failed(request)
         return render(request, "tables/link_missing.html", {}, status=404)
-    game_id, viewer = principal.game_id, viewer_of(principal, principal.game_id)
+    game_id, viewer = principal.game_id, principal
     loaded = service.load(session, game_id)
     if loaded.game.module != MODULE:
         link = page_link(loaded.game.module, game_id, token, viewer.seat)

@@ -16,7 +16,7 @@ from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Unprocessable
 from app.core.principal import OrganiserDep
 from app.core.types import ExternalIdRef, PathId
-from app.events import formats, printing, qr, repository
+from app.events import formats, printing, qr
 from app.events import service as event_service
 from app.events.codes import grouped, normalize_code, typed_form
 from app.events.deps import EventDep, OrganiserOrParticipant
@@ -47,7 +47,7 @@ from app.flows.schemas import EventChanged
 
 router = APIRouter(prefix="/api/v1", tags=["events"])
 
-MAX_CSV_BYTES = 2_000_000
+MAX_CSV_BYTES = csvfiles.MAX_CSV_BYTES
 CSV_BODY = {
     "requestBody": {
         "description": "CSV as the body (`text/csv`) or as the multipart form field `file`.",
@@ -125,7 +125,7 @@ def create_event(data: EventCreate, session: SessionDep, _: OrganiserDep) -> Eve
 @router.get("/events", response_model=list[EventRead])
 def list_events(session: SessionDep, _: OrganiserDep) -> list[EventRead]:
     """Every event (organiser)."""
-    return [event_service.event_read(session, e) for e in repository.list_events(session)]
+    return [event_service.event_read(session, e) for e in event_service.list_events(session)]
 
 
 @router.get("/events/{event_id}", response_model=EventRead | EventPublic)
@@ -238,7 +238,7 @@ def get_checkpoints(
     event: EventDep, session: SessionDep, settings: SettingsDep, caller: OrganiserOrParticipant
 ) -> DeckRead | PublicCheckpoints:
     """The deck for the organiser; for anyone else only `number, lat, lon, hint`."""
-    checkpoints = list(repository.checkpoints(session, event.id))
+    checkpoints = list(event_service.checkpoints(session, event.id))
     if caller.is_organiser:
         return _deck(event.deck_seed, checkpoints, settings.base_url)
     return PublicCheckpoints(
@@ -287,7 +287,7 @@ def export_checkpoints_csv(event: EventDep, session: SessionDep, _: OrganiserDep
             "hint": cp.hint,
             "typed_code": grouped(typed_form(normalize_code(cp.code))),
         }
-        for cp in repository.checkpoints(session, event.id)
+        for cp in event_service.checkpoints(session, event.id)
     ]
     text = formats.checkpoints_csv(rows, (*formats.CHECKPOINT_COLUMNS, "typed_code"))
     return _download(text, "text/csv; charset=utf-8", f"event-{event.id}-deck.csv")
@@ -350,7 +350,7 @@ def print_checkpoints(
     event: EventDep, request: Request, session: SessionDep, settings: SettingsDep, _: OrganiserDep
 ) -> HTMLResponse:
     """Printable A4 sheet: per CP its QR code (11 cm), number and the event name."""
-    checkpoints = list(repository.checkpoints(session, event.id))
+    checkpoints = list(event_service.checkpoints(session, event.id))
     return printing.checkpoint_sheet(request, event, checkpoints, settings.base_url)
 
 
@@ -476,7 +476,7 @@ def print_participant_cards(
     if participant:
         targets = [event_service.get_participant(session, event, x) for x in participant]
     else:
-        targets = list(repository.participants(session, event.id))
+        targets = list(event_service.participants(session, event.id))
     issued, renewed = event_service.card_tokens(
         session, event, targets, settings.cookie_secret, reissue=reissue
     )

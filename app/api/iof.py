@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
+from app.api.events import FileDep
 from app.core.deps import SessionDep
 from app.core.principal import OrganiserDep
 from app.events.deps import EventDep
-from app.events.endpoints import FileDep
 from app.iof import service
 from app.iof.schemas import CourseDataReport
 

@@ -31,36 +31,33 @@ from app.auctions.schemas import (
 from app.core import guard
 from app.core.deps import SessionDep
 from app.core.errors import Unauthorized
-from app.core.principal import OrganiserDep
+from app.core.principal import PUBLIC, Kind, OrganiserDep, Principal
 from app.core.types import PathId
-from app.events.deps import EventDep, OrganiserOrParticipant, participant_of
+from app.events.deps import EventDep, OrganiserOrParticipant
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
 
 
-def get_caller(
-    event: EventDep, session: SessionDep, principal: OrganiserOrParticipant, request: Request
-) -> views.Caller:
-    """The auctions' caller of the request's Principal: the organiser, a participant of
-    this event (own access token), or anybody (a participant of another event is anybody,
+def get_caller(event: EventDep, principal: OrganiserOrParticipant, request: Request) -> Principal:
+    """The request's Principal as the auctions take it: the organiser, a participant of
+    this event (own access token), or PUBLIC (a participant of another event is anybody,
     and counts as a failed credential for `app.core.guard`)."""
     if principal.is_organiser:
-        return views.Caller(organiser=True)
-    participant = participant_of(session, principal)
-    if participant is not None and participant.event_id == event.id:
-        return views.Caller(organiser=False, participant=participant)
-    if participant is not None:
+        return principal
+    if principal.kind is Kind.PARTICIPANT:
+        if principal.event_id == event.id:
+            return principal
         guard.mark_failed(request)  # a token that matches nobody here (app.core.guard)
-    return views.Caller(organiser=False)
+    return PUBLIC
 
 
-CallerDep = Annotated[views.Caller, Depends(get_caller)]
+CallerDep = Annotated[Principal, Depends(get_caller)]
 
 
-def _require_bidder(caller: views.Caller) -> None:
-    if not caller.organiser and caller.participant is None:
+def _require_bidder(caller: Principal) -> None:
+    if not caller.is_organiser and caller.participant_id is None:
         raise Unauthorized("The organiser token or the participant's own access token is needed.")
 
 

@@ -10,13 +10,19 @@ from app.core import csvfiles
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import Forbidden, NotFound, Unprocessable
-from app.core.principal import Kind, OrganiserDep, Principal, accepts
+from app.core.principal import (
+    Kind,
+    OrganiserDep,
+    Principal,
+    accepts,
+    organiser_presented,
+    presented_secret,
+)
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
 from app.events.deps import EventDep, ParticipantDep, participant_of
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
-from app.feed import repository as repo
 from app.feed.batching import feed_batcher
 from app.feed.schemas import (
     CorrectionRead,
@@ -62,6 +68,22 @@ async def csv_upload(request: Request) -> tuple[bytes, bytes]:
     return body, await upload.read()
 
 
+def feed_credentials(request: Request) -> key_service.FeedCredentials:
+    """What a feed delivery presented (the organiser's credential, `X-Integration-Key` or
+    bearer key, `X-Signature`, `X-Signature-Timestamp`); `key_service.feed_principal`
+    checks it against the event in the delivery's transaction."""
+    settings = getattr(request.app.state, "settings", None)
+    return key_service.FeedCredentials(
+        organiser=organiser_presented(request),
+        secret=presented_secret(request, ("key", "bearer")),
+        signature=request.headers.get(key_service.SIGNATURE_HEADER),
+        timestamp=request.headers.get(key_service.TIMESTAMP_HEADER, ""),
+        max_age=(
+            settings.feed_signature_max_age_seconds if settings else key_service.SIGNATURE_MAX_AGE
+        ),
+    )
+
+
 @router.post(
     "/events/{event_id}/takes",
     response_model=TakesBatchRead,
@@ -84,7 +106,7 @@ async def deliver_takes(
     (`app.feed.batching`); each gets its own results once they are committed.
     """
     results = await feed_batcher(request.app).deliver(
-        event_id, request, body, batch.takes, sent_at=batch.sent_at
+        event_id, feed_credentials(request), body, batch.takes, sent_at=batch.sent_at
     )
     return TakesBatchRead(results=results)
 
@@ -118,7 +140,7 @@ def import_takes(
     as the body (`text/csv`) or as the `file` of a form. Results carry the row number
     (the header is row 1). Importing the same file again stores nothing new."""
     body, content = upload
-    actor = key_service.feed_actor(request, session, event, body)
+    actor = key_service.feed_principal(session, event, feed_credentials(request), body).actor
     rows = csv_import.csv_items(csvfiles.decode(content), source=source)
     results = feed_ingest.ingest(session, event, [item for _, item in rows], recorded_by=actor)
     for (row, _), result in zip(rows, results, strict=True):
@@ -175,7 +197,7 @@ def participant_state(
     """The organiser, or the participant with their own access token."""
     organiser = principal.is_organiser
     caller = participant_of(session, principal)
-    participant = repo.participants_by_external_id(session, event.id, [external_id]).get(
+    participant = views.participants_by_external_id(session, event.id, [external_id]).get(
         external_id
     )
     if caller is not None and (participant is None or caller.id != participant.id):
@@ -229,17 +251,17 @@ def event_warnings(event: EventDep, session: SessionDep, _: OrganiserDep) -> War
     "/events/{event_id}/takes/{take_id}/void", response_model=LogItem, summary="Void a take"
 )
 def void_take(
-    event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, organiser: OrganiserDep
 ) -> LogItem:
     """An organiser correction: the take stays in the log, is left out of the replay."""
-    return feed_ingest.void_take(session, event, take_id, body.reason, actor="organiser")
+    return feed_ingest.void_take(session, event, take_id, body.reason, actor=organiser.actor)
 
 
 @router.post(
     "/events/{event_id}/takes/manual", response_model=TakeResult, summary="Add a missing take"
 )
 def add_take(
-    event: EventDep, body: ManualTakeCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, body: ManualTakeCreate, session: SessionDep, organiser: OrganiserDep
 ) -> TakeResult:
     """An organiser correction (e.g. from a paper backup): source `organiser`."""
     return feed_ingest.add_take(
@@ -250,7 +272,7 @@ def add_take(
         taken_at=body.taken_at,
         note=body.note,
         source_id=body.source_id,
-        actor="organiser",
+        actor=organiser.actor,
     )
 
 
@@ -283,21 +305,21 @@ def set_source_clock(
     source: Annotated[Source, Path()],
     body: SourceClockUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> SourceClockRead:
     """Every take of `source` is played at its device time + `offset_seconds` (null clears
     the offset); the participants with takes of that source are replayed (RULES.md I-4).
     The takes are not edited: the offset is a new log row. 404 `source_not_found`,
     409 `feed_closed` once the ceremony has begun."""
     return feed_ingest.set_source_clock(
-        session, event, source, body.offset_seconds, actor="organiser"
+        session, event, source, body.offset_seconds, actor=organiser.actor
     )
 
 
 @router.post("/events/{event_id}/rebuild", response_model=RebuildRead, summary="Rebuild state")
-def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRead:
+def rebuild(event: EventDep, session: SessionDep, organiser: OrganiserDep) -> RebuildRead:
     """Replay every participant from the log (RULES.md I-4); gives the identical state."""
-    participants, takes, changed = projection.rebuild_event(session, event, actor="organiser")
+    participants, takes, changed = projection.rebuild_event(session, event, actor=organiser.actor)
     return RebuildRead(participants=participants, takes=takes, changed_outcomes=changed)
 
 
@@ -308,10 +330,10 @@ def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRea
     summary="Create an integration key",
 )
 def create_key(
-    event: EventDep, body: IntegrationKeyCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, body: IntegrationKeyCreate, session: SessionDep, organiser: OrganiserDep
 ) -> IntegrationKeyCreated:
     """The key is in the response once; the service keeps only its hash."""
-    return key_service.create_key(session, event, body, actor="organiser")
+    return key_service.create_key(session, event, body, actor=organiser.actor)
 
 
 @router.get(
@@ -329,6 +351,6 @@ def list_keys(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[Int
     summary="Revoke an integration key",
 )
 def revoke_key(
-    event: EventDep, key_id: PathId, session: SessionDep, _: OrganiserDep
+    event: EventDep, key_id: PathId, session: SessionDep, organiser: OrganiserDep
 ) -> IntegrationKeyRead:
-    return key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
+    return key_service.revoke_key(session, event, key_id, actor=organiser.actor, now=utcnow())

@@ -47,11 +47,11 @@ def get_archive(event: EventDep, session: SessionDep, _: OrganiserDep) -> JSONRe
 def import_archive(
     body: Annotated[dict[str, Any], Body(description="an archive of `GET …/archive`")],
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> dict:
     """Restore an archive as a new event (organiser), after replaying its feed and checking
     the chains, the head, states, combinations, outcomes and auction results against the
     archive; otherwise nothing is stored: 422 `archive_mismatch` with `differences`,
     422 `archive_invalid`, 409 `archive_conflict` (its codes already used here)."""
-    event, report = archive.import_event(session, body, actor="organiser")
+    event, report = archive.import_event(session, body, actor=organiser.actor)
     return {"event_id": event.id, **report}

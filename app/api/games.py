@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Request
 
 from app.core.deps import SessionDep
-from app.core.principal import presented_secret
+from app.core.principal import Kind, Principal, presented_secret
 from app.core.types import PathId
 from app.games import service
 from app.games.deps import GameCaller, game_viewer
@@ -21,7 +21,7 @@ from app.games.schemas import ActionCreate, GameCreate, GameCreated, GameRead, M
 router = APIRouter(prefix="/api/v1/games", tags=["games"])
 
 
-def _viewer(request: Request, principal: GameCaller, game: service.Game) -> service.Viewer:
+def _viewer(request: Request, principal: GameCaller, game: service.Game) -> Principal:
     presented = presented_secret(request, ("bearer", "query")) is not None
     return game_viewer(principal, game, presented)
 
@@ -44,7 +44,7 @@ def create_game(body: GameCreate, session: SessionDep) -> dict[str, Any]:
     loaded, tokens, table_token = service.create_game(
         session, body.module, body.players, body.options, body.seed
     )
-    data = service.read(loaded, service.Viewer("table", actor="table"))
+    data = service.read(loaded, Principal(Kind.TABLE, game_id=loaded.game.id))
     data["players"] = [
         {"seat": seat.seat, "name": seat.name, "player_token": token}
         for seat, token in zip(loaded.seats, tokens, strict=True)
