@@ -19,7 +19,9 @@ from alembic import command
 from alembic.config import Config
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from psycopg.errors import InsufficientPrivilege
 from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
@@ -114,10 +116,31 @@ def pg_engine() -> Iterator[Engine]:
     engine.dispose()
 
 
+# The sequences owned by a column (serial: 'a', identity: 'i'), back to their start value.
+RESTART_OWNED_SEQUENCES = """
+SELECT setval(s.seqrelid, s.seqstart, false)
+FROM pg_sequence s JOIN pg_depend d ON d.objid = s.seqrelid AND d.deptype IN ('a', 'i')
+"""
+
+
 def truncate_all(engine: Engine) -> None:
-    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
-    with engine.begin() as connection:
-        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    """Empty every table of the models and restart their id sequences (what `TRUNCATE ...
+    RESTART IDENTITY` does). DELETE, children first, with triggers off for the transaction
+    (the logs' append-only triggers refuse DELETE; needs a superuser, else TRUNCATE): on
+    tables of a few rows it takes milliseconds where TRUNCATE (new files for 28 tables)
+    takes 0.1-1 s, and it runs twice per PostgreSQL test."""
+    tables = list(reversed(Base.metadata.sorted_tables))
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("SET LOCAL session_replication_role = replica")
+            connection.exec_driver_sql("".join(f'DELETE FROM "{t.name}";' for t in tables))
+            connection.execute(text(RESTART_OWNED_SEQUENCES))
+    except DBAPIError as error:
+        if not isinstance(error.orig, InsufficientPrivilege):
+            raise
+        names = ", ".join(f'"{t.name}"' for t in tables)
+        with engine.begin() as connection:
+            connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -76,16 +76,72 @@ def live_server(engine: Engine) -> Iterator[LiveServer]:
     thread.join(timeout=WAIT_S)
 
 
-@pytest.fixture(scope="session")
+class Chromium:
+    """The process's one headless Chromium, launched when a test first asks for it and
+    stopped as soon as the next test does not (`pytest_runtest_teardown` below).
+
+    A live sync Playwright marks the thread's asyncio loop as running (its dispatcher
+    greenlet runs the loop), so while one is open `asyncio.run()` fails with "cannot be
+    called from a running event loop" and another `sync_playwright()` with "using
+    Playwright Sync API inside the asyncio loop". The browser tests of a file (and
+    neighbouring browser files) share one launch; every other test meets no loop, in
+    any order and on any pytest-xdist worker.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+
+    def get(self):
+        """The running Chromium (`playwright.sync_api.Browser`), launched if needed."""
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+            )
+        return self._browser
+
+    def stop(self) -> None:
+        """Close Chromium and stop Playwright (and its event loop); a no-op when stopped."""
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        try:
+            if browser is not None:
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+CHROMIUM_SESSION = Chromium()
+
+
+@pytest.fixture
 def browser():
-    """One headless Chromium for the run (Debian's /usr/bin/chromium)."""
+    """The headless Chromium (Debian's /usr/bin/chromium) shared by consecutive browser
+    tests; see `Chromium` for why it does not outlive them."""
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is missing: apt-get install chromium (.ci/run does)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    return CHROMIUM_SESSION.get()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """After a test's fixtures are torn down (its browser contexts closed), stop Chromium
+    unless the next test asks for it too."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or "browser" not in nextitem.fixturenames:
+            CHROMIUM_SESSION.stop()
+
+
+def pytest_sessionfinish() -> None:
+    """Stop Chromium if a run ended early (`-x`, ^C) with a browser test."""
+    CHROMIUM_SESSION.stop()
 
 
 def new_context(browser, **options):
