@@ -30,6 +30,7 @@ from app.web import api_docs
 from app.web import common as common_pages
 from app.web.admin import course as course_pages
 from app.web.admin import iof as admin_iof_pages
+from app.web.admin import members as members_pages
 from app.web.admin import pages as admin_pages
 from app.web.admin import review as review_pages
 from app.web.admin import setup as admin_setup_pages
@@ -38,6 +39,7 @@ from app.web.csrf import csrf_guard
 from app.web.forms import install_page_error_handlers
 from app.web.phone import offline as offline_pages
 from app.web.phone import pages as participant_pages
+from app.web.roles import install_role_pages, organiser_caller, role_guard
 from app.web.sessions import has_organiser_session, organiser_session_id
 from app.web.tables import extra_games as extra_games_pages
 from app.web.tables import liars_table as liars_table_pages
@@ -63,7 +65,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         docs_url=None,
         redoc_url=None,
         # CSRF on by default: every unsafe route, one exemption list (app.web.csrf)
-        dependencies=[Depends(csrf_guard)],
+        # … and the organiser members' roles: one table of routes (app.web.roles)
+        dependencies=[Depends(csrf_guard), Depends(role_guard)],
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -75,6 +78,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_problem_openapi(app)
     # What the core and the domains call back into the web layer with (they never import it).
     app.state.organiser_session_check = has_organiser_session
+    app.state.organiser_caller = organiser_caller  # the owner's session or an admitted member
+    install_role_pages(app)
     app.state.throttled_page = common_pages.throttled_page
     app.state.render_sheet = render_sheet  # app.events.printing renders through it
     _add_middleware(app, settings)
@@ -122,6 +127,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(review_pages.router)
     app.include_router(admin_setup_pages.router)
     app.include_router(admin_iof_pages.router)
+    app.include_router(members_pages.router)
     app.include_router(api_docs.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)

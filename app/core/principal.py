@@ -69,6 +69,18 @@ class Principal:
     key_prefix: str | None = None
     game_id: int | None = None
     seat: int | None = None
+    # An organiser member (issue 29; `event_id` is its event); None: the ADMIN_TOKEN owner.
+    member_id: int | None = None
+    member_name: str | None = None
+    member_role: str | None = None
+
+    @property
+    def actor(self) -> str:
+        """Who the audit log and the chains name: `organiser` (the ADMIN_TOKEN holder),
+        `member:7 Anna (judge)` for an organiser member, else the kind."""
+        if self.member_id is not None:
+            return f"member:{self.member_id} {self.member_name} ({self.member_role})"
+        return self.kind.value
 
     @property
     def is_organiser(self) -> bool:
@@ -101,13 +113,24 @@ def register_cookie_lookup(kind: Kind, lookup: CookieLookup) -> None:
 
 
 def organiser_presented(request: Request) -> bool:
-    """True when the request carries the organiser token (bearer) or a live organiser
-    session (the registered `app.state.organiser_session_check`)."""
+    """True when the request carries the organiser token (bearer), a live organiser
+    session or an admitted organiser member (`organiser_of`)."""
+    return organiser_of(request) is not None
+
+
+def organiser_of(request: Request) -> Principal | None:
+    """The organiser Principal of the request: ORGANISER for the organiser token (bearer),
+    else what the registered `app.state.organiser_caller` finds (a live session of the
+    owner, or an organiser member the roles table admits here), else None. Without that
+    hook, `app.state.organiser_session_check` (a bool) decides."""
     settings: Settings = request.app.state.settings
     if tokens_equal(bearer_token(request), settings.admin_token):
-        return True
+        return ORGANISER
+    caller = getattr(request.app.state, "organiser_caller", None)
+    if caller is not None:
+        return caller(request)
     checker = getattr(request.app.state, "organiser_session_check", None)
-    return bool(checker and checker(request))
+    return ORGANISER if checker and checker(request) else None
 
 
 def presented_secret(request: Request, via: tuple[Via, ...]) -> str | None:
@@ -152,8 +175,10 @@ def resolve(
     """The request's Principal among `kinds` from the sources `via`; PUBLIC when none
     matched (a presented secret that matched nobody is marked failed for the guard when
     PUBLIC is accepted, unless `mark_unknown` is False: the route answers 401 itself)."""
-    if Kind.ORGANISER in kinds and organiser_presented(request):
-        return ORGANISER
+    if Kind.ORGANISER in kinds:
+        organiser = organiser_of(request)
+        if organiser is not None:
+            return organiser
     if session is None:
         return PUBLIC
     if "cookie" in via:
@@ -167,8 +192,8 @@ def resolve(
         found = identify(session, secret, kinds)
         if found is not None:
             return found
-        if Kind.PUBLIC in kinds and mark_unknown:
-            guard.mark_failed(request)
+        if Kind.PUBLIC in kinds and mark_unknown and guard.organiser_member(request) is None:
+            guard.mark_failed(request)  # (a member's token shown where its role is refused: no)
     return PUBLIC
 
 
@@ -196,11 +221,13 @@ def accepts(
         async def organiser_only(request: Request) -> Principal:  # no I/O: no thread
             return check(resolve(request, None, kinds, via))
 
+        organiser_only.kinds = frozenset(kinds)  # type: ignore[attr-defined]  # roles table
         return organiser_only
 
     def principal(request: Request, session: SessionDep) -> Principal:
         return check(resolve(request, session, kinds, via, mark_unknown=mark_unknown))
 
+    principal.kinds = frozenset(kinds)  # type: ignore[attr-defined]  # roles table
     return principal
 
 

@@ -1382,9 +1382,69 @@ IOF_MESSAGES: dict[str, tuple[str, str]] = {
         "apart for IOF XML. The punching card is its number (digits only).",
     ),
 }
+ROLE_MESSAGES: dict[str, tuple[str, str]] = {
+    # The organising team (issue 29: app.web.roles, app.web.admin.members).
+    "roles.members": ("Команда", "Team"),
+    "roles.members_intro": (
+        "Каждому члену команды — своя роль и личная ссылка для входа. Ссылка показывается "
+        "один раз; отзыв или новая ссылка сразу завершают его сеансы.",
+        "Each team member has a role and a personal sign-in link. The link is shown once; "
+        "revoking it or issuing a new one ends the member's sessions at once.",
+    ),
+    "roles.member_name": ("Имя", "Name"),
+    "roles.role": ("Роль", "Role"),
+    "roles.member_create": ("Добавить в команду", "Add to the team"),
+    "roles.link_once": (
+        "Личная ссылка (показана один раз, передайте её лично):",
+        "Personal link (shown once; hand it over in person):",
+    ),
+    "roles.reissue": ("Новая ссылка", "New link"),
+    "roles.role.owner": ("владелец", "owner"),
+    "roles.role.judge": ("судья", "judge"),
+    "roles.role.desk": ("регистрация", "desk"),
+    "roles.role.ceremony": ("церемония", "ceremony"),
+    "roles.role.screen": ("экран", "screen"),
+    "roles.may.owner": ("всё", "everything"),
+    "roles.may.judge": (
+        "журнал взятий, исправления, часы устройств, проверка",
+        "take log, corrections, device clocks, review",
+    ),
+    "roles.may.desk": (
+        "участники, карточки, ссылки, лист QR",
+        "participants, cards, links, the QR sheet",
+    ),
+    "roles.may.ceremony": ("аукционы и проектор", "auctions and the projector"),
+    "roles.may.screen": ("только проектор и экран зала", "the projector and hall screen only"),
+    "roles.forbidden_title": ("Нет доступа", "Not allowed"),
+    "roles.forbidden": (
+        "{name}: роль «{role}» не даёт доступа к этой странице или действию. Ничего не изменено.",
+        "{name}: the {role} role does not open this page or action. Nothing was changed.",
+    ),
+    "roles.signed_in_as": ("Вы вошли как {name} ({role})", "Signed in as {name} ({role})"),
+    "roles.link.review": ("Проверка времени", "Review"),
+    "roles.link.qr_sheet": ("Лист QR-кодов", "QR sheet"),
+    "roles.link.projector": ("Проектор: место {place}", "Projector: place {place}"),
+    "roles.link.hall": ("Экран зала", "Hall screen"),
+    "admin.done.member_revoked": (
+        "Член команды отозван, его сеансы завершены.",
+        "The member was revoked; their sessions have ended.",
+    ),
+    "error.member_not_found": ("Член команды не найден.", "Team member not found."),
+    "error.member_invalid": (
+        "Нужны имя (до 60 символов) и роль.",
+        "A name (up to 60 characters) and a role are needed.",
+    ),
+    "error.role_forbidden": (
+        "Ваша роль не даёт доступа к этому действию.",
+        "Your role does not allow this action.",
+    ),
+}
+
+
 BASE_KEYS = frozenset(MESSAGES)  # a setup message never replaces one of these (tested)
 MESSAGES.update(SETUP_MESSAGES)
 MESSAGES.update(IOF_MESSAGES)
+MESSAGES.update(ROLE_MESSAGES)
 
 
 def negotiate(request: Request) -> str:

@@ -38,7 +38,7 @@ from app.flows import dashboard as dashboard_flow
 from app.flows import device_trust, log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
-from app.web import sessions
+from app.web import roles, sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
 from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
@@ -90,11 +90,20 @@ def logout(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("")
-def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
-    """The events of this service, each linking to its dashboard."""
-    events = events_repo.list_events(session)
+def events_page(request: Request, session: SessionDep, caller: AdminPage) -> Response:
+    """The events of this service, each linking to its dashboard; an organiser member sees
+    its own event and the pages its role opens (`app.web.roles.member_links`)."""
+    member = guard.organiser_member(request)
+    if member is not None:
+        event = session.get(Event, member.event_id)
+        events = [event] if event is not None else []
+        links = roles.member_links(member, event.award_places) if event is not None else []
+    else:
+        events, links = events_repo.list_events(session), []
     context = {
         "events": events,
+        "member": member,
+        "member_links": links,
         "local": lambda moment, event: events_service.local_time(event, moment),
         **outcome(request),
     }
