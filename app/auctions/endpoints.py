@@ -47,7 +47,7 @@ def get_caller(
     this event (own access token), or anybody (a participant of another event is anybody,
     and counts as a failed credential for `app.core.guard`)."""
     if principal.is_organiser:
-        return views.Caller(organiser=True)
+        return views.Caller(organiser=True, organiser_actor=principal.actor)
     participant = participant_of(session, principal)
     if participant is not None and participant.event_id == event.id:
         return views.Caller(organiser=False, participant=participant)

@@ -61,11 +61,12 @@ class Caller:
 
     organiser: bool
     participant: Participant | None = None
+    organiser_actor: str = "organiser"  # an organiser member: `Principal.actor` (issue 29)
 
     @property
     def actor(self) -> str:
         if self.organiser:
-            return "organiser"
+            return self.organiser_actor
         if self.participant is not None:
             return f"participant:{self.participant.external_id}"
         return "anonymous"

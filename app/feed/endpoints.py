@@ -229,17 +229,17 @@ def event_warnings(event: EventDep, session: SessionDep, _: OrganiserDep) -> War
     "/events/{event_id}/takes/{take_id}/void", response_model=LogItem, summary="Void a take"
 )
 def void_take(
-    event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, take_id: PathId, body: VoidCreate, session: SessionDep, organiser: OrganiserDep
 ) -> LogItem:
     """An organiser correction: the take stays in the log, is left out of the replay."""
-    return feed_ingest.void_take(session, event, take_id, body.reason, actor="organiser")
+    return feed_ingest.void_take(session, event, take_id, body.reason, actor=organiser.actor)
 
 
 @router.post(
     "/events/{event_id}/takes/manual", response_model=TakeResult, summary="Add a missing take"
 )
 def add_take(
-    event: EventDep, body: ManualTakeCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, body: ManualTakeCreate, session: SessionDep, organiser: OrganiserDep
 ) -> TakeResult:
     """An organiser correction (e.g. from a paper backup): source `organiser`."""
     return feed_ingest.add_take(
@@ -250,7 +250,7 @@ def add_take(
         taken_at=body.taken_at,
         note=body.note,
         source_id=body.source_id,
-        actor="organiser",
+        actor=organiser.actor,
     )
 
 
@@ -283,21 +283,21 @@ def set_source_clock(
     source: Annotated[Source, Path()],
     body: SourceClockUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> SourceClockRead:
     """Every take of `source` is played at its device time + `offset_seconds` (null clears
     the offset); the participants with takes of that source are replayed (RULES.md I-4).
     The takes are not edited: the offset is a new log row. 404 `source_not_found`,
     409 `feed_closed` once the ceremony has begun."""
     return feed_ingest.set_source_clock(
-        session, event, source, body.offset_seconds, actor="organiser"
+        session, event, source, body.offset_seconds, actor=organiser.actor
     )
 
 
 @router.post("/events/{event_id}/rebuild", response_model=RebuildRead, summary="Rebuild state")
-def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRead:
+def rebuild(event: EventDep, session: SessionDep, organiser: OrganiserDep) -> RebuildRead:
     """Replay every participant from the log (RULES.md I-4); gives the identical state."""
-    participants, takes, changed = projection.rebuild_event(session, event, actor="organiser")
+    participants, takes, changed = projection.rebuild_event(session, event, actor=organiser.actor)
     return RebuildRead(participants=participants, takes=takes, changed_outcomes=changed)
 
 
@@ -308,10 +308,10 @@ def rebuild(event: EventDep, session: SessionDep, _: OrganiserDep) -> RebuildRea
     summary="Create an integration key",
 )
 def create_key(
-    event: EventDep, body: IntegrationKeyCreate, session: SessionDep, _: OrganiserDep
+    event: EventDep, body: IntegrationKeyCreate, session: SessionDep, organiser: OrganiserDep
 ) -> IntegrationKeyCreated:
     """The key is in the response once; the service keeps only its hash."""
-    return key_service.create_key(session, event, body, actor="organiser")
+    return key_service.create_key(session, event, body, actor=organiser.actor)
 
 
 @router.get(
@@ -329,6 +329,6 @@ def list_keys(event: EventDep, session: SessionDep, _: OrganiserDep) -> list[Int
     summary="Revoke an integration key",
 )
 def revoke_key(
-    event: EventDep, key_id: PathId, session: SessionDep, _: OrganiserDep
+    event: EventDep, key_id: PathId, session: SessionDep, organiser: OrganiserDep
 ) -> IntegrationKeyRead:
-    return key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
+    return key_service.revoke_key(session, event, key_id, actor=organiser.actor, now=utcnow())

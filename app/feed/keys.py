@@ -17,7 +17,7 @@ from app.core.principal import (
     Kind,
     Principal,
     identify,
-    organiser_presented,
+    organiser_of,
     presented_secret,
     register_lookup,
 )
@@ -118,7 +118,8 @@ register_lookup(Kind.INTEGRATION_KEY, _key_principal)
 
 
 def feed_actor(request: Request, session: Session, event: Event, body: bytes) -> str:
-    """Who delivers to `event`'s feed: `organiser`, or `key:<prefix>` for an integration key.
+    """Who delivers to `event`'s feed: `organiser` (or an organiser member's actor), or
+    `key:<prefix>` for an integration key.
 
     The key comes as `Authorization: Bearer <key>` or `X-Integration-Key`; it
     must belong to this event and not be revoked (401 `unauthorized`: neither the
@@ -130,8 +131,9 @@ def feed_actor(request: Request, session: Session, event: Event, body: bytes) ->
     is wide because field devices' clocks drift and sync late: a replayed signed
     delivery stores nothing (the feed is idempotent), so only the signature matters.
     """
-    if organiser_presented(request):
-        return "organiser"
+    organiser = organiser_of(request)
+    if organiser is not None:
+        return organiser.actor  # `organiser`, or the member (`member:7 Anna (judge)`)
     secret = presented_secret(request, ("key", "bearer"))
     if not secret:
         raise Unauthorized("The organiser token or an integration key is needed.")

@@ -20,7 +20,7 @@ from app.auctions import views as auction_views
 from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
-from app.core.principal import OrganiserDep
+from app.core.principal import OrganiserDep, Principal
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
@@ -252,7 +252,7 @@ def void_take(
     external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     take_id: Annotated[FormId, Form()],
     reason: Annotated[Note, Form()] = "",
 ) -> Response:
@@ -260,7 +260,7 @@ def void_take(
     url = participant_url(event, external_id)
     with redirect_on_error(url):
         feed_ingest.void_take(
-            session, event, take_id, reason.strip() or "organiser correction", actor="organiser"
+            session, event, take_id, reason.strip() or "organiser correction", actor=caller.actor
         )
     return done(url, "correction")
 
@@ -271,7 +271,7 @@ def add_take(
     external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     code: Annotated[Note, Form()] = "",
     taken_at: Annotated[Note, Form()] = "",
     note: Annotated[Note, Form()] = "",
@@ -297,7 +297,7 @@ def add_take(
             taken_at=moment,
             note=note.strip(),
             source_id=source_id or None,
-            actor="organiser",
+            actor=caller.actor,
         )
     return done(url, "correction")
 
@@ -328,14 +328,14 @@ def create_key(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     name: Annotated[Note, Form()] = "",
 ) -> Response:
     """Create an integration key; the page after the redirect shows it once."""
     url = f"/admin/events/{event.id}/keys"
     with redirect_on_error(url):
         body = IntegrationKeyCreate(name=name.strip() or "key")
-        created = key_service.create_key(session, event, body, actor="organiser")
+        created = key_service.create_key(session, event, body, actor=caller.actor)
     response = see_other(url)
     sessions.set_flash(request, response, KEY_FLASH_COOKIE, created.key, path="/admin")
     return response
@@ -346,18 +346,25 @@ def revoke_key(
     event: EventDep,
     key_id: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
 ) -> Response:
     """Revoke an integration key (it stops working at once)."""
     url = f"/admin/events/{event.id}/keys"
     with redirect_on_error(url):
-        key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
+        key_service.revoke_key(session, event, key_id, actor=caller.actor, now=utcnow())
     return done(url, "key_revoked")
 
 
 # --- ceremony ----------------------------------------------------------------------
 
 ORGANISER = auction_views.Caller(organiser=True)
+
+
+def organiser_caller(principal: Principal) -> auction_views.Caller:
+    """The auctions' organiser caller of `principal`, named in the audit log by its actor."""
+    return auction_views.Caller(organiser=True, organiser_actor=principal.actor)
+
+
 PUBLIC = auction_views.PUBLIC
 
 
@@ -425,11 +432,13 @@ def _projector_url(event: Event, place: int) -> str:
 
 
 @router.post("/events/{event_id}/auctions/{place}/open")
-def auction_open(event: EventDep, place: PathId, session: SessionDep, _: AdminPage) -> Response:
+def auction_open(
+    event: EventDep, place: PathId, session: SessionDep, caller: AdminPage
+) -> Response:
     """Open auction `place` for sealed bids; back to the ceremony page."""
     url = _ceremony_url(event)
     with redirect_on_error(url):
-        ceremony_flow.open_auction(session, event, place, ORGANISER)
+        ceremony_flow.open_auction(session, event, place, organiser_caller(caller))
     return done(url, "auction_open")
 
 
@@ -439,7 +448,7 @@ def auction_close(
     place: PathId,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     lots_seed: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
@@ -454,7 +463,7 @@ def auction_close(
     with redirect_on_error(url):
         raw = lots_seed.strip()
         seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
-        ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
+        ceremony_flow.close_auction(session, event, place, organiser_caller(caller), lots_seed=seed)
     return see_other(_projector_url(event, place))
 
 
@@ -464,7 +473,7 @@ def auction_undo(
     place: PathId,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
     """Undo the last close of auction `place`, while nothing of it is revealed. Without
@@ -475,7 +484,7 @@ def auction_undo(
             auction_service.verify_undo_close(session, event, place)
         return _confirm_step(request, session, event, place, "undo", "")
     with redirect_on_error(url):
-        ceremony_flow.undo_close(session, event, place, ORGANISER)
+        ceremony_flow.undo_close(session, event, place, organiser_caller(caller))
     return done(url, "auction_undo")
 
 
@@ -484,14 +493,14 @@ def auction_reveal(
     event: EventDep,
     place: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     all: Annotated[str, Form()] = "",
 ) -> Response:
     """Reveal the next step of auction `place` (every step left with `all=1`); back to
     the projector (RULES.md I-21)."""
     projector_url = _projector_url(event, place)
     with redirect_on_error(projector_url):
-        ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
+        ceremony_flow.reveal(session, event, place, organiser_caller(caller), everything=all == "1")
     return see_other(projector_url)
 
 
@@ -500,7 +509,7 @@ def auction_bid(
     event: EventDep,
     place: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     participant: Annotated[str, Form()] = "",
     combination_id: Annotated[str, Form()] = "",
 ) -> Response:
@@ -514,7 +523,7 @@ def auction_bid(
             session,
             event,
             place,
-            ORGANISER,
+            organiser_caller(caller),
             participant=participant or None,
             combination_id=int(combination_id),
         )
