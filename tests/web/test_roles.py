@@ -178,7 +178,7 @@ def sign_in(client: TestClient, token: str) -> None:
     assert (response.status_code, response.headers["location"]) == (303, "/admin")
 
 
-PAGES = {
+PAGES = {  # role: (pages it opens, pages refused), suffixes of /admin/events/{id}
     "judge": (
         ["/participants", "/participants/31", "/review", "/warnings"],
         ["/course", "/ceremony", "/members", "/checkpoints", "/projector/1"],
