@@ -367,10 +367,12 @@ def create_participant(
     data: ParticipantCreate,
     session: SessionDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> ParticipantCreated:
     """A participant with a secret `access_token` (shown only now) and their save codes."""
-    new = event_service.create_participant(session, event, event_service.participant_row(data))
+    new = event_service.create_participant(
+        session, event, event_service.participant_row(data), actor=organiser.actor
+    )
     event_service.seal_tokens(session, [new], settings.cookie_secret)  # a print keeps the link
     return event_service.participant_created(new, settings.base_url)
 
@@ -382,7 +384,11 @@ def create_participant(
     openapi_extra=PARTICIPANTS_IMPORT_BODY,
 )
 def import_participants(
-    event: EventDep, _: OrganiserDep, data: FileDep, session: SessionDep, settings: SettingsDep
+    event: EventDep,
+    organiser: OrganiserDep,
+    data: FileDep,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> ParticipantsCreated:
     """Participants from CSV `name, external_id, category` (and `kind, given_name,
     family_name, club, control_card`) or from an IOF XML 3.0 EntryList (a file whose
@@ -391,9 +397,11 @@ def import_participants(
     why the whole file was refused (its encoding, another document), and nothing is
     stored."""
     if iof.looks_like_xml(data):
-        created = event_service.import_participants_iof(session, event, data)
+        created = event_service.import_participants_iof(session, event, data, actor=organiser.actor)
     else:
-        created = event_service.import_participants_csv(session, event, csv_text(data))
+        created = event_service.import_participants_csv(
+            session, event, csv_text(data), actor=organiser.actor
+        )
     event_service.seal_tokens(session, created, settings.cookie_secret)  # prints keep links
     return ParticipantsCreated(
         participants=[event_service.participant_created(n, settings.base_url) for n in created]
@@ -420,11 +428,11 @@ def update_participant(
     external_id: ExternalIdRef,
     data: ParticipantUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> ParticipantRead:
     """Change name, category or external id."""
     participant = event_service.get_participant(session, event, external_id)
-    event_service.update_participant(session, event, participant, data)
+    event_service.update_participant(session, event, participant, data, actor=organiser.actor)
     return event_service.participant_read(session, participant)
 
 
@@ -432,11 +440,11 @@ def update_participant(
     "/events/{event_id}/participants/{external_id}", status_code=status.HTTP_204_NO_CONTENT
 )
 def delete_participant(
-    event: EventDep, external_id: ExternalIdRef, session: SessionDep, _: OrganiserDep
+    event: EventDep, external_id: ExternalIdRef, session: SessionDep, organiser: OrganiserDep
 ) -> Response:
     """Delete a participant who has no takes (409 `participant_has_takes` otherwise)."""
     participant = event_service.get_participant(session, event, external_id)
-    event_setup.delete_participant(session, event, participant)
+    event_setup.delete_participant(session, event, participant, actor=organiser.actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -448,11 +456,11 @@ def reissue_access_token(
     external_id: ExternalIdRef,
     session: SessionDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> AccessTokenIssued:
     """A new personal link for a lost one; the old token stops working."""
     participant = event_service.get_participant(session, event, external_id)
-    new = event_service.reissue_token(session, event, participant)
+    new = event_service.reissue_token(session, event, participant, actor=organiser.actor)
     return event_service.token_issued(new, settings.base_url)
 
 

@@ -413,7 +413,7 @@ def add_participant(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: AdminPage,
+    caller: AdminPage,
     name: Text = "",
     external_id: Text = "",
     category: Text = "",
@@ -447,7 +447,7 @@ def add_participant(
             }
         )
         new = events_service.create_participant(
-            session, event, events_service.participant_row(data)
+            session, event, events_service.participant_row(data), actor=caller.actor
         )
         events_service.seal_tokens(session, [new], settings.cookie_secret)  # a later print keeps it
     link = personal_url(settings.base_url, new.access_token)
@@ -457,7 +457,7 @@ def add_participant(
 
 @router.post("/events/{event_id}/participants/import")
 def import_participants(
-    event: EventDep, session: SessionDep, _: AdminPage, file: Upload = None
+    event: EventDep, session: SessionDep, caller: AdminPage, file: Upload = None
 ) -> Response:
     """Participants from the CSV `name, external_id, category` or an IOF XML 3.0 EntryList,
     as the API's import (all or nothing; the page lists the errors by row or entry).
@@ -466,9 +466,11 @@ def import_participants(
     with redirect_on_error(url):
         data = read_upload(file)
         if iof.looks_like_xml(data):
-            events_service.import_participants_iof(session, event, data)
+            events_service.import_participants_iof(session, event, data, actor=caller.actor)
         else:
-            events_service.import_participants_csv(session, event, csv_text(data))
+            events_service.import_participants_csv(
+                session, event, csv_text(data), actor=caller.actor
+            )
     return done(url, "participants_imported")
 
 
@@ -479,13 +481,13 @@ def reissue_link(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: AdminPage,
+    caller: AdminPage,
 ) -> Response:
     """A new personal link for one participant (the old one stops working), shown once."""
     url = event_url(event, "/participants")
     with redirect_on_error(url):
         participant = events_service.get_participant(session, event, external_id)
-        new = events_service.reissue_token(session, event, participant)
+        new = events_service.reissue_token(session, event, participant, actor=caller.actor)
     link = personal_url(settings.base_url, new.access_token)
     return show_link_once(request, done(url, "link_reissued"), external_id, link)
 
