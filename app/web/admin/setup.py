@@ -494,11 +494,11 @@ def reissue_link(
 
 @router.post("/events/{event_id}/participants/{external_id}/delete")
 def remove_participant(
-    event: EventDep, external_id: str, session: SessionDep, _: AdminPage
+    event: EventDep, external_id: str, session: SessionDep, caller: AdminPage
 ) -> Response:
     """Remove a participant who has no take (`participant_has_takes` otherwise)."""
     url = event_url(event, "/participants")
     with redirect_on_error(url):
         participant = events_service.get_participant(session, event, external_id)
-        event_setup.delete_participant(session, event, participant)
+        event_setup.delete_participant(session, event, participant, actor=caller.actor)
     return done(url, "participant_removed")
