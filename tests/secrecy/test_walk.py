@@ -253,7 +253,9 @@ CONTROLS = {
     (None, "member_owner", "/admin/events/{event_id}/settings"): lambda call: "csrf_token",
     (None, "member_judge", "/api/v1/events/{event_id}/takes"): lambda call: '"items"',
     (None, "member_screen", "/admin/events/{event_id}/projector/{place}"): lambda call: "<html",
-    (None, "member_screen", "/admin/events/{event_id}"): lambda call: "Нет доступа",
+    (None, "member_screen", "/admin/events/{event_id}"): lambda call: (
+        "M screen: "
+    ),  # the 403 page names the member
     ("course", "A", "/me"): lambda call: "2♠",  # CP 1's card, dealt to A
     ("course", "A", "/api/v1/me/state"): lambda call: '"hand_full"',
     ("auction_open", "A", "/api/v1/events/{event_id}/auctions/{place}"): lambda call: '"my_bid"',
