@@ -32,7 +32,7 @@ from fastapi import FastAPI, Request, Response
 
 from app.core import guard
 from app.core.errors import Forbidden
-from app.core.members import CEREMONY, DESK, JUDGE, OWNER, SCREEN, MemberInfo
+from app.core.members import CEREMONY, DESK, JUDGE, OWNER, SCREEN, TOKEN_PREFIX, MemberInfo
 from app.core.principal import ORGANISER, Kind, Principal
 from app.web import sessions
 from app.web.common import render
@@ -213,12 +213,12 @@ def organiser_access(route: Any, method: str, path: str) -> tuple[bool, bool]:
     return Kind.ORGANISER in kinds, page or Kind.PUBLIC not in kinds
 
 
-_access_cache: dict[tuple[int, str], tuple[bool, bool]] = {}
+_access_cache: dict[tuple[int, str, str], tuple[bool, bool]] = {}
 
 
 def _access(request: Request, path: str) -> tuple[bool, bool]:
     route = request.scope.get("route")
-    key = (id(route), request.method)
+    key = (id(route), request.method, path)
     if key not in _access_cache:
         _access_cache[key] = organiser_access(route, request.method, path)
     return _access_cache[key]
@@ -246,7 +246,7 @@ async def role_guard(request: Request) -> None:
     """The app-wide dependency (see the module docstring). Raises `RoleRefused` (pages)
     or 403 `role_forbidden` (API); returns None otherwise."""
     member = guard.organiser_member(request)
-    if member is None:
+    if member is None or _other_credential(request):
         return
     route = request.scope.get("route")
     path = getattr(route, "path", request.url.path)
@@ -264,6 +264,16 @@ async def role_guard(request: Request) -> None:
             code="role_forbidden",
         )
     raise RoleRefused(member)
+
+
+def _other_credential(request: Request) -> bool:
+    """True when the request carries a credential header that is not the member's (a
+    participant's or a game's bearer token, an integration key): the header speaks, not
+    the member's cookie (a request never mixes two), so the member is not admitted."""
+    if request.headers.get("x-integration-key"):
+        return True
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    return bool(token.strip()) and not token.strip().startswith(TOKEN_PREFIX)
 
 
 def member_principal(member: MemberInfo) -> Principal:
