@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.auctions.models import Auction, Bid
 from app.core.audit import AuditEntry
 from app.core.guard import OrganiserSession
 from app.core.members import OrganiserMember, create_member
@@ -20,6 +21,7 @@ from app.events.models import Event, Participant
 from app.feed.models import Take
 from app.main import create_app
 from app.web.roles import ORGANISER_BY_HAND, PREFIX_ROLES, ROLES, organiser_access
+from tests.auctions.test_api import build
 from tests.factories import event_cp_code, make_event, make_participant
 from tests.web.test_signin import admin_login, csrf_of
 
@@ -301,3 +303,38 @@ def test_reissuing_a_members_link_ends_the_old_link_and_sessions(client, team) -
     fresh = TestClient(client.app)
     sign_in(fresh, new_link)
     assert fresh.get(page).status_code == 200
+
+
+def test_ceremony_runs_an_auction_and_the_bids_chain_names_it(client, session) -> None:
+    """The ceremony opens place 3, bids on A's behalf and closes; the judge may not open
+    place 2 (nothing changes); the audit log and the sealed bid name the member."""
+
+    world = build(session, {"A": {"A_pair": ["3S", "3H", "7D", "8C", "JS"]}})
+    ceremony, ceremony_token = create_member(session, world.event_id, "Ceremony", "ceremony")
+    _, judge_token = create_member(session, world.event_id, "Judge", "judge")
+    session.commit()
+    actor = f"member:{ceremony.id} Ceremony (ceremony)"
+    session.rollback()
+    base = f"/api/v1/events/{world.event_id}/auctions"
+    refused = client.post(f"{base}/3/open", headers=bearer(judge_token))
+    assert (refused.status_code, refused.json()["code"]) == (403, "role_forbidden")
+    session.expire_all()
+    assert session.scalar(select(func.count()).select_from(Auction)) == 0
+    session.rollback()
+    assert client.post(f"{base}/3/open", headers=bearer(ceremony_token)).status_code == 200
+    placed = client.post(
+        f"{base}/3/bids",
+        json={"participant": "A", "combination_id": world.combos["A_pair"]},
+        headers=bearer(ceremony_token),
+    )
+    assert placed.status_code == 201, placed.text
+    assert client.post(f"{base}/3/close", headers=bearer(ceremony_token)).status_code == 200
+    session.expire_all()
+    assert session.scalars(select(Bid.placed_by)).all() == [actor]
+    actions = session.execute(
+        select(AuditEntry.action, AuditEntry.actor).where(AuditEntry.event_id == world.event_id)
+    ).all()
+    session.rollback()
+    assert {a for a, who in actions if a.startswith("auction.")} and all(
+        who == actor for a, who in actions if a.startswith("auction.")
+    )
