@@ -149,7 +149,7 @@ def update_event(
     event: EventDep,
     data: EventUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
     dry_run: DryRun = False,
 ) -> EventChanged:
     """Change name, window, time zone, ranking preset, save codes count or places.
@@ -160,18 +160,18 @@ def update_event(
     started counting); once the ceremony has begun (an auction opened) such a change
     is refused: 409 `feed_closed`. `?dry_run=true` previews it and stores nothing.
     """
-    return course_flow.change_event(session, event, data, dry_run=dry_run)
+    return course_flow.change_event(session, event, data, dry_run=dry_run, actor=organiser.actor)
 
 
 @router.post("/events/{event_id}/course/close", response_model=EventChanged)
 def close_course(
-    event: EventDep, session: SessionDep, _: OrganiserDep, dry_run: DryRun = False
+    event: EventDep, session: SessionDep, organiser: OrganiserDep, dry_run: DryRun = False
 ) -> EventChanged:
     """Close the course now: `closes_at` becomes the server's clock (only ever earlier),
     the feed is replayed (`replay`), the status moves on to `course_closed`.
     409 `course_already_closed` / `course_not_opened` (times in event time), 409
     `feed_closed`. `?dry_run=true` previews it and stores nothing."""
-    return course_flow.close_course(session, event, dry_run=dry_run)
+    return course_flow.close_course(session, event, dry_run=dry_run, actor=organiser.actor)
 
 
 @router.post("/events/{event_id}/status", response_model=EventChanged)
@@ -179,7 +179,7 @@ def change_status(
     event: EventDep,
     data: EventStatusChange,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
     dry_run: DryRun = False,
 ) -> EventChanged:
     """Move the event forward (draft → course_open → course_closed → ceremony → finished).
@@ -187,7 +187,9 @@ def change_status(
     `course_closed` or later while the window is open closes the course now (with
     `replay`); before the window opens that is 409 `course_not_opened`.
     `?dry_run=true` previews it and stores nothing."""
-    return course_flow.change_status(session, event, data.status, dry_run=dry_run)
+    return course_flow.change_status(
+        session, event, data.status, dry_run=dry_run, actor=organiser.actor
+    )
 
 
 # --- checkpoints ----------------------------------------------------------------------
