@@ -338,3 +338,21 @@ def test_ceremony_runs_an_auction_and_the_bids_chain_names_it(client, session) -
     assert {a for a, who in actions if a.startswith("auction.")} and all(
         who == actor for a, who in actions if a.startswith("auction.")
     )
+
+
+def test_pages_offer_only_the_forms_the_role_may_send(client, team) -> None:
+    """The judge's participants list has no add/import/print forms, the desk's participant
+    page no void or add-a-take form; the owner sees them all."""
+    base = f"/admin/events/{team['a']}/participants"
+    add_form = f'action="{base}"'
+    take_form = f'action="{base}/31/takes"'
+    judge = TestClient(client.app)
+    sign_in(judge, team["tokens"]["judge"])
+    assert add_form not in judge.get(base).text
+    assert take_form in judge.get(f"{base}/31").text
+    desk = TestClient(client.app)
+    sign_in(desk, team["tokens"]["desk"])
+    assert add_form in desk.get(base).text
+    assert take_form not in desk.get(f"{base}/31").text
+    admin_login(client)
+    assert add_form in client.get(base).text and take_form in client.get(f"{base}/31").text
