@@ -5,7 +5,9 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 
 - `organiser`: `Authorization: Bearer <organiser token>`, or the organiser's page
   session (a signed cookie whose row `app.core.guard` found alive: logout revokes it;
-  the cookie check is registered as `app.state.organiser_session_check`);
+  the cookie check is registered as `app.state.organiser_session_check`), or an
+  organiser member (issue 29: its `om_` token or its session) that the roles table
+  admits to the route (`app.state.organiser_caller`, `app.web.roles`; `member_*`);
 - `participant`: the participant's access token (bearer), or on the phone pages the
   participant cookie (`via="cookie"`);
 - `integration_key`: a timing system's key (`X-Integration-Key` or bearer); the

@@ -7,7 +7,9 @@ so nothing about a session lives in process memory and any app process can check
 - participant cookie `rp_participant`: the participant id (the access token itself is
   never stored, only its hash in the database);
 - organiser cookie `rp_organiser`: a random session id, proof of a sign-in with the
-  organiser token; valid only while its row exists (`app.core.guard`: logout deletes it);
+  organiser token or an organiser member's link (`/o/{token}`, the row names the
+  member); valid only while its row exists (`app.core.guard`: logout, or revoking the
+  member, deletes it);
 - CSRF tokens: the signed session id of whoever owns the form (organiser session or
   participant), checked on every POST of a page form.
 """
