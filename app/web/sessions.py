@@ -23,7 +23,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
-from app.core.guard import organiser_session_alive
+from app.core.guard import organiser_member, organiser_session_alive
 from app.core.principal import Kind, Principal, register_cookie_lookup
 from app.core.security import new_token
 from app.events.deps import participant_principal
@@ -146,8 +146,13 @@ def organiser_session_id(request: Request) -> str | None:
 def has_organiser_session(request: Request) -> bool:
     """The checker registered as `app.state.organiser_session_check`
     (`app.core.principal.organiser_presented`):
-    a valid signed cookie whose session row the sign-in guard found alive (not logged out)."""
-    return organiser_session_id(request) is not None and organiser_session_alive(request)
+    a valid signed cookie whose session row the sign-in guard found alive (not logged out),
+    of the owner (an organiser member's session is `app.web.roles.organiser_caller`'s)."""
+    return (
+        organiser_session_id(request) is not None
+        and organiser_session_alive(request)
+        and organiser_member(request) is None
+    )
 
 
 def sign_out_organiser(response: Response) -> None:
