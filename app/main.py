@@ -30,6 +30,7 @@ from app.web import common as common_pages
 from app.web import hall as hall_pages
 from app.web.admin import course as course_pages
 from app.web.admin import iof as admin_iof_pages
+from app.web.admin import members as members_pages
 from app.web.admin import pages as admin_pages
 from app.web.admin import review as review_pages
 from app.web.admin import setup as admin_setup_pages
@@ -37,6 +38,7 @@ from app.web.assets import HashedStaticFiles
 from app.web.csrf import csrf_guard
 from app.web.phone import offline as offline_pages
 from app.web.phone import pages as participant_pages
+from app.web.roles import role_guard
 from app.web.tables import extra_games as extra_games_pages
 from app.web.tables import liars_table as liars_table_pages
 from app.web.templating import STATIC_DIR
@@ -61,7 +63,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         docs_url=None,
         redoc_url=None,
         # CSRF on by default: every unsafe route, one exemption list (app.web.csrf)
-        dependencies=[Depends(csrf_guard)],
+        # … and the organiser members' roles: one table of routes (app.web.roles)
+        dependencies=[Depends(csrf_guard), Depends(role_guard)],
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -120,6 +123,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(review_pages.router)
     app.include_router(admin_setup_pages.router)
     app.include_router(admin_iof_pages.router)
+    app.include_router(members_pages.router)
     app.include_router(api_docs.router)
     app.include_router(auctions_router)
     app.include_router(common_pages.router)

@@ -6,6 +6,7 @@ from app.core.db import Base
 from app.core.guard import AuthFailure, OrganiserSession
 from app.core.ledger import EventChain
 from app.core.livelog import LiveChange, LiveVersion
+from app.core.members import OrganiserMember
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,
@@ -40,6 +41,7 @@ __all__ = [
     "IntegrationKey",
     "LiveChange",
     "LiveVersion",
+    "OrganiserMember",
     "OrganiserSession",
     "Participant",
     "ParticipantIdentity",

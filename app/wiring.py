@@ -25,7 +25,7 @@ from app.feed import keys as feed_keys
 from app.games import deps as game_deps
 from app.live import hub as live_hub
 from app.web import common as common_pages
-from app.web import forms, sessions
+from app.web import forms, roles, sessions
 from app.web.templating import render_sheet
 
 THROTTLED_PAGE = common_pages.throttled_page  # the 429 page (`SignInGuardMiddleware`)
@@ -34,7 +34,8 @@ ORGANISER_SESSION_ID = sessions.organiser_session_id  # the cookie the guard che
 
 def credentials() -> Credentials:
     """Every credential kind and its lookup (`Kind.PUBLIC` needs none; the organiser
-    token is `settings.admin_token`, its page session `organiser_session`)."""
+    token is `settings.admin_token`; its page session or an organiser member admitted
+    by the roles table: `organiser`)."""
     return Credentials(
         secrets={
             Kind.PARTICIPANT: event_deps.token_principal,
@@ -43,7 +44,7 @@ def credentials() -> Credentials:
             Kind.TABLE: game_deps.game_token_principal,
         },
         cookies={Kind.PARTICIPANT: sessions.cookie_principal},
-        organiser_session=sessions.has_organiser_session,
+        organiser=roles.organiser_caller,
     )
 
 
@@ -53,5 +54,6 @@ def install(app: FastAPI) -> None:
     app.state.credentials = credentials()
     install_error_handlers(app, pages=forms.not_found_page)
     forms.install_page_error_handlers(app)
+    roles.install_role_pages(app)  # a member refused by its role: the 403 page
     app.state.render_sheet = render_sheet  # app.events.printing renders through it
     livelog.on_commit(live_hub.wake_local)

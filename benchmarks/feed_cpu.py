@@ -44,6 +44,7 @@ import feed_throughput as ft  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 
 from app.core.config import Settings  # noqa: E402
+from app.core.principal import ORGANISER  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.simulation.local import import_test_client  # noqa: E402
 
@@ -68,7 +69,7 @@ def measure(name: str, database_url: str, rounds: int) -> None:
     from app.feed.batching import Delivery, store
     from app.feed.keys import FeedCredentials
 
-    organiser = FeedCredentials(organiser=True)  # the organiser token, as the router reads it
+    organiser = FeedCredentials(organiser=ORGANISER)  # the organiser token, as the router reads it
 
     sequence = 0
 

@@ -149,7 +149,7 @@ def update_event(
     event: EventDep,
     data: EventUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
     dry_run: DryRun = False,
 ) -> EventChanged:
     """Change name, window, time zone, ranking preset, save codes count or places.
@@ -160,18 +160,18 @@ def update_event(
     started counting); once the ceremony has begun (an auction opened) such a change
     is refused: 409 `feed_closed`. `?dry_run=true` previews it and stores nothing.
     """
-    return course_flow.change_event(session, event, data, dry_run=dry_run)
+    return course_flow.change_event(session, event, data, dry_run=dry_run, actor=organiser.actor)
 
 
 @router.post("/events/{event_id}/course/close", response_model=EventChanged)
 def close_course(
-    event: EventDep, session: SessionDep, _: OrganiserDep, dry_run: DryRun = False
+    event: EventDep, session: SessionDep, organiser: OrganiserDep, dry_run: DryRun = False
 ) -> EventChanged:
     """Close the course now: `closes_at` becomes the server's clock (only ever earlier),
     the feed is replayed (`replay`), the status moves on to `course_closed`.
     409 `course_already_closed` / `course_not_opened` (times in event time), 409
     `feed_closed`. `?dry_run=true` previews it and stores nothing."""
-    return course_flow.close_course(session, event, dry_run=dry_run)
+    return course_flow.close_course(session, event, dry_run=dry_run, actor=organiser.actor)
 
 
 @router.post("/events/{event_id}/status", response_model=EventChanged)
@@ -179,7 +179,7 @@ def change_status(
     event: EventDep,
     data: EventStatusChange,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
     dry_run: DryRun = False,
 ) -> EventChanged:
     """Move the event forward (draft → course_open → course_closed → ceremony → finished).
@@ -187,7 +187,9 @@ def change_status(
     `course_closed` or later while the window is open closes the course now (with
     `replay`); before the window opens that is 409 `course_not_opened`.
     `?dry_run=true` previews it and stores nothing."""
-    return course_flow.change_status(session, event, data.status, dry_run=dry_run)
+    return course_flow.change_status(
+        session, event, data.status, dry_run=dry_run, actor=organiser.actor
+    )
 
 
 # --- checkpoints ----------------------------------------------------------------------
@@ -367,10 +369,12 @@ def create_participant(
     data: ParticipantCreate,
     session: SessionDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> ParticipantCreated:
     """A participant with a secret `access_token` (shown only now) and their save codes."""
-    new = event_service.create_participant(session, event, event_service.participant_row(data))
+    new = event_service.create_participant(
+        session, event, event_service.participant_row(data), actor=organiser.actor
+    )
     event_service.seal_tokens(session, [new], settings.cookie_secret)  # a print keeps the link
     return event_service.participant_created(new, settings.base_url)
 
@@ -382,7 +386,11 @@ def create_participant(
     openapi_extra=PARTICIPANTS_IMPORT_BODY,
 )
 def import_participants(
-    event: EventDep, _: OrganiserDep, data: FileDep, session: SessionDep, settings: SettingsDep
+    event: EventDep,
+    organiser: OrganiserDep,
+    data: FileDep,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> ParticipantsCreated:
     """Participants from CSV `name, external_id, category` (and `kind, given_name,
     family_name, club, control_card`) or from an IOF XML 3.0 EntryList (a file whose
@@ -391,9 +399,11 @@ def import_participants(
     why the whole file was refused (its encoding, another document), and nothing is
     stored."""
     if iof.looks_like_xml(data):
-        created = event_service.import_participants_iof(session, event, data)
+        created = event_service.import_participants_iof(session, event, data, actor=organiser.actor)
     else:
-        created = event_service.import_participants_csv(session, event, csv_text(data))
+        created = event_service.import_participants_csv(
+            session, event, csv_text(data), actor=organiser.actor
+        )
     event_service.seal_tokens(session, created, settings.cookie_secret)  # prints keep links
     return ParticipantsCreated(
         participants=[event_service.participant_created(n, settings.base_url) for n in created]
@@ -420,11 +430,11 @@ def update_participant(
     external_id: ExternalIdRef,
     data: ParticipantUpdate,
     session: SessionDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> ParticipantRead:
     """Change name, category or external id."""
     participant = event_service.get_participant(session, event, external_id)
-    event_service.update_participant(session, event, participant, data)
+    event_service.update_participant(session, event, participant, data, actor=organiser.actor)
     return event_service.participant_read(session, participant)
 
 
@@ -432,11 +442,11 @@ def update_participant(
     "/events/{event_id}/participants/{external_id}", status_code=status.HTTP_204_NO_CONTENT
 )
 def delete_participant(
-    event: EventDep, external_id: ExternalIdRef, session: SessionDep, _: OrganiserDep
+    event: EventDep, external_id: ExternalIdRef, session: SessionDep, organiser: OrganiserDep
 ) -> Response:
     """Delete a participant who has no takes (409 `participant_has_takes` otherwise)."""
     participant = event_service.get_participant(session, event, external_id)
-    event_setup.delete_participant(session, event, participant)
+    event_setup.delete_participant(session, event, participant, actor=organiser.actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -448,11 +458,11 @@ def reissue_access_token(
     external_id: ExternalIdRef,
     session: SessionDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    organiser: OrganiserDep,
 ) -> AccessTokenIssued:
     """A new personal link for a lost one; the old token stops working."""
     participant = event_service.get_participant(session, event, external_id)
-    new = event_service.reissue_token(session, event, participant)
+    new = event_service.reissue_token(session, event, participant, actor=organiser.actor)
     return event_service.token_issued(new, settings.base_url)
 
 

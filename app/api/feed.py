@@ -15,7 +15,7 @@ from app.core.principal import (
     OrganiserDep,
     Principal,
     accepts,
-    organiser_presented,
+    organiser_of,
     presented_secret,
 )
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
@@ -74,7 +74,7 @@ def feed_credentials(request: Request) -> key_service.FeedCredentials:
     checks it against the event in the delivery's transaction."""
     settings = getattr(request.app.state, "settings", None)
     return key_service.FeedCredentials(
-        organiser=organiser_presented(request),
+        organiser=organiser_of(request),
         secret=presented_secret(request, ("key", "bearer")),
         signature=request.headers.get(key_service.SIGNATURE_HEADER),
         timestamp=request.headers.get(key_service.TIMESTAMP_HEADER, ""),

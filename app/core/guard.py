@@ -4,7 +4,8 @@ same counts and the same sessions.
 
 - **Throttle.** A request that presents a credential (an `Authorization` header,
   `X-Integration-Key`, a `token` query parameter, `POST /admin/login`, a personal link
-  `/p/{token}` or a game link `/g/{token}`) is refused with 429 and `Retry-After`
+  `/p/{token}`, a game link `/g/{token}` or an organiser member's link `/o/{token}`) is
+  refused with 429 and `Retry-After`
   (seconds; a `too_many_failures` problem, or a page for page paths) while its client
   address has `AUTH_FAILURES_PER_WINDOW` failures in the last
   `AUTH_FAILURE_WINDOW_SECONDS` (a sliding window) — even when the credential is
@@ -17,6 +18,10 @@ same counts and the same sessions.
 - **Organiser sessions.** Signing in stores the SHA-256 of a random session id
   (`start_session`); the signed cookie carries the id. `POST /admin/logout` deletes
   the row (`end_session`), so the cookie stops working at once in every process.
+  A session of an organiser member (issue 29, `app.core.members`) carries its
+  `member_id`; revoking the member (or re-issuing its link) deletes its rows
+  (`end_member_sessions`). The guard puts the request's member (its session, or its
+  `om_` bearer token) on the request (`organiser_member`) for `app.web.roles`.
 
 The client address is the ASGI `client` (behind a reverse proxy run uvicorn with
 `--proxy-headers --forwarded-allow-ips=<proxy>` so it is the real address).
@@ -33,19 +38,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import Request, Response
-from sqlalchemy import Index, String, delete, func, select
+from sqlalchemy import ForeignKey, Index, String, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.db import Base, utcnow
 from app.core.deps import database_slots
+from app.core.members import TOKEN_PREFIX as MEMBER_TOKEN_PREFIX
+from app.core.members import MemberInfo, live_member, member_by_token
 from app.core.problems import problem_response
 from app.core.security import hash_token, new_token
 
 FAILED_FLAG = "auth_failed"
 SESSION_FLAG = "organiser_session_alive"
-CREDENTIAL_PATH_PREFIXES = ("/p/", "/g/")
+MEMBER_FLAG = "organiser_member"
+CREDENTIAL_PATH_PREFIXES = ("/p/", "/g/", "/o/")
 API_PREFIXES = ("/api/",)
 CLIENT_MAX_LENGTH = 64
 
@@ -71,6 +79,11 @@ class OrganiserSession(Base):
     sid_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime]
     expires_at: Mapped[datetime] = mapped_column(index=True)
+    # The organiser member signed in with a personal link (issue 29); NULL: the owner's
+    # ADMIN_TOKEN. Revoking the member deletes its rows (`end_member_sessions`).
+    member_id: Mapped[int | None] = mapped_column(
+        ForeignKey("organiser_member.id", ondelete="CASCADE"), index=True
+    )
 
 
 # -- throttle ----------------------------------------------------------------------------------
@@ -135,8 +148,11 @@ def mark_failed(request: Request) -> None:
 # -- organiser sessions ----------------------------------------------------------------------
 
 
-def start_session(session: Session, *, max_age: int, now: datetime | None = None) -> str:
-    """A new organiser session valid `max_age` seconds; returns its id (for the cookie).
+def start_session(
+    session: Session, *, max_age: int, now: datetime | None = None, member_id: int | None = None
+) -> str:
+    """A new organiser session valid `max_age` seconds, of the owner or of `member_id`;
+    returns its id (for the cookie).
 
     Expired sessions are purged here."""
     now = now or utcnow()
@@ -144,7 +160,10 @@ def start_session(session: Session, *, max_age: int, now: datetime | None = None
     sid = new_token(16)
     session.add(
         OrganiserSession(
-            sid_hash=hash_token(sid), created_at=now, expires_at=now + timedelta(seconds=max_age)
+            sid_hash=hash_token(sid),
+            created_at=now,
+            expires_at=now + timedelta(seconds=max_age),
+            member_id=member_id,
         )
     )
     session.flush()
@@ -156,14 +175,37 @@ def end_session(session: Session, sid: str) -> None:
     session.execute(delete(OrganiserSession).where(OrganiserSession.sid_hash == hash_token(sid)))
 
 
+def end_member_sessions(session: Session, member_id: int) -> None:
+    """Revoke every session of organiser member `member_id` (its revocation or a
+    re-issued link): the rows go, so every process refuses the cookies."""
+    session.execute(delete(OrganiserSession).where(OrganiserSession.member_id == member_id))
+
+
 def session_alive(session: Session, sid: str, now: datetime) -> bool:
     """True while the session `sid` exists and has not expired."""
-    found = session.scalar(
-        select(OrganiserSession.id).where(
+    return session_of(session, sid, now) is not None
+
+
+def session_of(session: Session, sid: str, now: datetime) -> tuple[int, MemberInfo | None] | None:
+    """(row id, its live member or None for the owner) of the session `sid`, or None when
+    it does not exist, has expired or belongs to a revoked member."""
+    row = session.execute(
+        select(OrganiserSession.id, OrganiserSession.member_id).where(
             OrganiserSession.sid_hash == hash_token(sid), OrganiserSession.expires_at > now
         )
-    )
-    return found is not None
+    ).first()
+    if row is None:
+        return None
+    if row.member_id is None:
+        return row.id, None
+    member = live_member(session, row.member_id)
+    return (row.id, member) if member is not None else None
+
+
+def organiser_member(request: Request) -> MemberInfo | None:
+    """The organiser member the guard found for this request (its live session cookie, or
+    its `om_` bearer token), or None."""
+    return getattr(request.state, MEMBER_FLAG, None)
 
 
 def organiser_session_alive(request: Request) -> bool:
@@ -274,6 +316,28 @@ def throttle_checks(app: Any) -> ThrottleChecks:
     return checks
 
 
+def presents_member_token(request: Request) -> bool:
+    """True when the request's bearer token is an organiser member's (`om_` prefix)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and token.strip().startswith(MEMBER_TOKEN_PREFIX)
+
+
+def _organiser_of(
+    session: Session, request: Request, sid: str | None, now: datetime
+) -> tuple[bool, MemberInfo | None]:
+    """(organiser session alive, its member) for the guard: the member of an `om_` bearer
+    token wins over the cookie (a request never mixes two credentials)."""
+    if presents_member_token(request):
+        token = request.headers["authorization"].partition(" ")[2]
+        member = member_by_token(session, token.strip())
+        if member is not None:
+            return False, MemberInfo(member.id, member.event_id, member.name, member.role)
+    found = session_of(session, sid, now) if sid is not None else None
+    if found is None:
+        return False, None
+    return True, found[1]
+
+
 class SignInGuardMiddleware:
     """ASGI middleware: the throttle check and the organiser-session check before the
     route (one short database session under the process's database gate), the failure
@@ -320,9 +384,11 @@ class SignInGuardMiddleware:
         sid = self.session_id_of(request)
         window = timedelta(seconds=settings.auth_failure_window_seconds)
         limit = settings.auth_failures_per_window
-        if sid is not None:  # a page with an organiser cookie: both checks, one session
+        if sid is not None or presents_member_token(request):
+            # a page with an organiser cookie or a member's `om_` bearer: the throttle
+            # check and the organiser (member) look-up in one session
 
-            def check() -> tuple[int | None, bool]:
+            def check() -> tuple[int | None, bool, MemberInfo | None]:
                 now = utcnow()
                 with read_only_session(app) as session:
                     wait = (
@@ -330,12 +396,12 @@ class SignInGuardMiddleware:
                         if credentialed
                         else None
                     )
-                    alive = session_alive(session, sid, now)
-                return wait, alive
+                    return (wait, *_organiser_of(session, request, sid, now))
 
             async with database_slots(app):
-                wait, alive = await run_in_threadpool(check)
+                wait, alive, member = await run_in_threadpool(check)
             setattr(request.state, SESSION_FLAG, alive)
+            setattr(request.state, MEMBER_FLAG, member)
         else:
             wait = await throttle_checks(app).retry_after(client) if credentialed else None
         if wait is not None:

@@ -5,7 +5,9 @@ or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
 
 - `organiser`: `Authorization: Bearer <organiser token>`, or the organiser's page
   session (a signed cookie whose row `app.core.guard` found alive: logout revokes it;
-  the cookie check is `Credentials.organiser_session`);
+  the cookie check is `Credentials.organiser`), or an organiser member (issue 29: its
+  `om_` token or its session) that the roles table admits to the route
+  (`app.web.roles.organiser_caller`, wired as `Credentials.organiser`; `member_*`);
 - `participant`: the participant's access token (bearer), or on the phone pages the
   participant cookie (`via="cookie"`);
 - `integration_key`: a timing system's key (`X-Integration-Key` or bearer); the
@@ -74,6 +76,10 @@ class Principal:
     key_prefix: str | None = None
     game_id: int | None = None
     seat: int | None = None
+    # An organiser member (issue 29; `event_id` is its event); None: the ADMIN_TOKEN owner.
+    member_id: int | None = None
+    member_name: str | None = None
+    member_role: str | None = None
 
     @property
     def is_organiser(self) -> bool:
@@ -85,9 +91,12 @@ class Principal:
 
     @property
     def actor(self) -> str:
-        """Who acted, as the audit, take and game logs name it: `organiser`,
-        `participant:<external_id>`, `key:<prefix>`, `seat:<n>` (a game seat), `table`
-        (a game's table token) or `public`."""
+        """Who acted, as the audit, take and game logs and the chains name it:
+        `organiser` (the ADMIN_TOKEN holder), `member:7 Anna (judge)` (an organiser
+        member, issue 29), `participant:<external_id>`, `key:<prefix>`, `seat:<n>` (a game
+        seat), `table` (a game's table token) or `public`."""
+        if self.member_id is not None:
+            return f"member:{self.member_id} {self.member_name} ({self.member_role})"
         if self.kind is Kind.PARTICIPANT:
             return f"participant:{self.external_id}"
         if self.kind is Kind.INTEGRATION_KEY:
@@ -104,7 +113,7 @@ PUBLIC = Principal(Kind.PUBLIC)
 
 SecretLookup = Callable[[Session, str], "Principal | None"]
 CookieLookup = Callable[[Request, Session], "Principal | None"]
-SessionCheck = Callable[[Request], bool]
+OrganiserLookup = Callable[[Request], "Principal | None"]
 
 
 @dataclass(frozen=True)
@@ -116,15 +125,16 @@ class Credentials:
       None). One lookup may serve two kinds (a game token is a seat or the table); it
       runs once per request;
     - `cookies`: kind → `lookup(request, session)` of the pages' signed cookie;
-    - `organiser_session(request)`: True for a live organiser page session (the organiser
-      token itself is `settings.admin_token`)."""
+    - `organiser(request)`: the organiser Principal of a live organiser page session or
+      an admitted organiser member, or None (the organiser token itself is
+      `settings.admin_token`)."""
 
     secrets: Mapping[Kind, SecretLookup]
     cookies: Mapping[Kind, CookieLookup]
-    organiser_session: SessionCheck
+    organiser: OrganiserLookup
 
 
-NO_CREDENTIALS = Credentials(secrets={}, cookies={}, organiser_session=lambda _request: False)
+NO_CREDENTIALS = Credentials(secrets={}, cookies={}, organiser=lambda _request: None)
 
 
 def credentials_of(request: Request) -> Credentials:
@@ -133,12 +143,20 @@ def credentials_of(request: Request) -> Credentials:
 
 
 def organiser_presented(request: Request) -> bool:
-    """True when the request carries the organiser token (bearer) or a live organiser
-    session (`Credentials.organiser_session`)."""
+    """True when the request carries the organiser token (bearer), a live organiser
+    session or an admitted organiser member (`organiser_of`)."""
+    return organiser_of(request) is not None
+
+
+def organiser_of(request: Request) -> Principal | None:
+    """The organiser Principal of the request: ORGANISER for the organiser token (bearer),
+    else what `Credentials.organiser` finds (a live session of the owner, or an
+    organiser member the roles table admits here: `app.web.roles.organiser_caller`),
+    else None."""
     settings: Settings = request.app.state.settings
     if tokens_equal(bearer_token(request), settings.admin_token):
-        return True
-    return credentials_of(request).organiser_session(request)
+        return ORGANISER
+    return credentials_of(request).organiser(request)
 
 
 def presented_secret(request: Request, via: tuple[Via, ...]) -> str | None:
@@ -186,8 +204,10 @@ def resolve(
     """The request's Principal among `kinds` from the sources `via`; PUBLIC when none
     matched (a presented secret that matched nobody is marked failed for the guard when
     PUBLIC is accepted, unless `mark_unknown` is False: the route answers 401 itself)."""
-    if Kind.ORGANISER in kinds and organiser_presented(request):
-        return ORGANISER
+    if Kind.ORGANISER in kinds:
+        organiser = organiser_of(request)
+        if organiser is not None:
+            return organiser
     if session is None:
         return PUBLIC
     if "cookie" in via:
@@ -202,8 +222,8 @@ def resolve(
         found = identify(request, session, secret, kinds)
         if found is not None:
             return found
-        if Kind.PUBLIC in kinds and mark_unknown:
-            guard.mark_failed(request)
+        if Kind.PUBLIC in kinds and mark_unknown and guard.organiser_member(request) is None:
+            guard.mark_failed(request)  # (a member's token shown where its role is refused: no)
     return PUBLIC
 
 
@@ -231,11 +251,13 @@ def accepts(
         async def organiser_only(request: Request) -> Principal:  # no I/O: no thread
             return check(resolve(request, None, kinds, via))
 
+        organiser_only.kinds = frozenset(kinds)  # type: ignore[attr-defined]  # roles table
         return organiser_only
 
     def principal(request: Request, session: SessionDep) -> Principal:
         return check(resolve(request, session, kinds, via, mark_unknown=mark_unknown))
 
+    principal.kinds = frozenset(kinds)  # type: ignore[attr-defined]  # roles table
     return principal
 
 

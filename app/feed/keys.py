@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.core import audit
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
-from app.core.principal import ORGANISER, Kind, Principal
+from app.core.principal import Kind, Principal
 from app.core.security import hash_token, new_token
 from app.events.models import Event
 from app.feed import repository as repo
@@ -111,12 +111,13 @@ def key_principal(session: Session, secret: str) -> Principal | None:
 @dataclass(frozen=True)
 class FeedCredentials:
     """What a feed delivery presented, read from its HTTP request by the router
-    (`app.api.feed.feed_credentials`): whether it carried the organiser's credential, the
+    (`app.api.feed.feed_credentials`): the organiser's Principal when it carried the
+    organiser's credential (the token, a session or an admitted member), the
     integration key (`Authorization: Bearer <key>` or `X-Integration-Key`), the
     `X-Signature` and `X-Signature-Timestamp` headers, and the signature's allowed age in
     seconds (FEED_SIGNATURE_MAX_AGE_SECONDS)."""
 
-    organiser: bool
+    organiser: Principal | None
     secret: str | None = None
     signature: str | None = None
     timestamp: str = ""
@@ -126,8 +127,9 @@ class FeedCredentials:
 def feed_principal(
     session: Session, event: Event, credentials: FeedCredentials, body: bytes
 ) -> Principal:
-    """Who delivers to `event`'s feed: ORGANISER, or the integration key's Principal (its
-    `actor` is `key:<prefix>`).
+    """Who delivers to `event`'s feed: the organiser (ORGANISER, or an organiser member:
+    its `actor` names it, `member:7 Anna (judge)`), or the integration key's Principal
+    (its `actor` is `key:<prefix>`).
 
     The key must belong to this event and not be revoked (401 `unauthorized`: neither the
     organiser token nor a key matched).
@@ -138,8 +140,8 @@ def feed_principal(
     is wide because field devices' clocks drift and sync late: a replayed signed
     delivery stores nothing (the feed is idempotent), so only the signature matters.
     """
-    if credentials.organiser:
-        return ORGANISER
+    if credentials.organiser is not None:
+        return credentials.organiser
     secret = credentials.secret
     if not secret:
         raise Unauthorized("The organiser token or an integration key is needed.")

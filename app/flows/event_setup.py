@@ -56,12 +56,14 @@ def shuffle_deck(
     return event_service.shuffle_deck(session, event, seed, actor=actor)
 
 
-def delete_participant(session: Session, event: Event, participant: Participant) -> None:
-    """`event_service.delete_participant` for a participant without takes; Conflict
-    `participant_has_takes` (409) once any take of theirs is recorded."""
+def delete_participant(
+    session: Session, event: Event, participant: Participant, actor: str = ORGANISER_ACTOR
+) -> None:
+    """`event_service.delete_participant` for a participant without takes (audited as
+    `actor`); Conflict `participant_has_takes` (409) once any take of theirs is recorded."""
     if feed_repo.participant_has_takes(session, participant.id):
         raise Conflict(
             "The participant has takes recorded and cannot be deleted.",
             code="participant_has_takes",
         )
-    event_service.delete_participant(session, event, participant)
+    event_service.delete_participant(session, event, participant, actor)

@@ -89,7 +89,7 @@ def hall_json(
 def hall_public_switch(
     event: EventDep,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     public: Annotated[str, Form()] = "",
 ) -> Response:
     """The owner's switch: `public=1` lets anybody watch `/hall/{id}`, anything else
@@ -98,7 +98,7 @@ def hall_public_switch(
     audit.record(
         session,
         event_id=event.id,
-        actor="organiser",
+        actor=caller.actor,
         action="event.hall_screen",
         details={"public": event.hall_public},
     )

@@ -7,7 +7,9 @@ so nothing about a session lives in process memory and any app process can check
 - participant cookie `rp_participant`: the participant id (the access token itself is
   never stored, only its hash in the database);
 - organiser cookie `rp_organiser`: a random session id, proof of a sign-in with the
-  organiser token; valid only while its row exists (`app.core.guard`: logout deletes it);
+  organiser token or an organiser member's link (`/o/{token}`, the row names the
+  member); valid only while its row exists (`app.core.guard`: logout, or revoking the
+  member, deletes it);
 - CSRF tokens: the signed session id of whoever owns the form (organiser session or
   participant), checked on every POST of a page form.
 """
@@ -21,7 +23,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
-from app.core.guard import organiser_session_alive
+from app.core.guard import organiser_member, organiser_session_alive
 from app.core.principal import Principal
 from app.core.security import new_token
 from app.events.deps import participant_principal
@@ -140,10 +142,15 @@ def organiser_session_id(request: Request) -> str | None:
 
 
 def has_organiser_session(request: Request) -> bool:
-    """`Credentials.organiser_session` (`app.wiring.credentials`;
-    `app.core.principal.organiser_presented`):
-    a valid signed cookie whose session row the sign-in guard found alive (not logged out)."""
-    return organiser_session_id(request) is not None and organiser_session_alive(request)
+    """Whether the request holds the owner's live organiser page session (used by
+    `app.web.roles.organiser_caller`, the `Credentials.organiser` of `app.wiring`):
+    a valid signed cookie whose session row the sign-in guard found alive (not logged out),
+    of the owner (an organiser member's session is `app.web.roles.organiser_caller`'s)."""
+    return (
+        organiser_session_id(request) is not None
+        and organiser_session_alive(request)
+        and organiser_member(request) is None
+    )
 
 
 def sign_out_organiser(response: Response) -> None:

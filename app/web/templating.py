@@ -7,7 +7,8 @@ and `status_at(event)` (the event's status as of now: a
 course past its closing reads as closed). Pages rendered with `app.web.common.render`
 also get `page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`,
 `light`), `t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token`
-(for forms); values the caller passes win.
+(for forms), `can(method, path template)` (an organiser member's role admits the
+route: `app.web.roles`; links it may not use are not shown); values the caller passes win.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def next_theme(theme: str) -> str:
 
 def page_context(request: Request) -> dict[str, Any]:
     """Context shared by every page (see the module docstring)."""
+    from app.web.roles import page_can  # late: roles renders pages
     from app.web.sessions import csrf_token  # late: sessions imports settings only
 
     lang = i18n.negotiate(request)
@@ -84,6 +86,7 @@ def page_context(request: Request) -> dict[str, Any]:
         "card": partial(display_card, lang=lang),
         "card_colour": card_colour,
         "clock_offset": partial(clock_offset, lang=lang),
+        "can": partial(page_can, request),
     }
 
 

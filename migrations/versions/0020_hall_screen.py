@@ -4,7 +4,7 @@
 only the organiser (and, later, a `screen` member) may.
 
 Revision ID: 0020_hall_screen
-Revises: 0018_participant_tallies
+Revises: 0019_organiser_members
 Create Date: 2026-12-07 12:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0020_hall_screen"
-down_revision: str | None = "0018_participant_tallies"
+down_revision: str | None = "0019_organiser_members"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -69,6 +69,7 @@ ROUTES: dict[str, Route] = {
     "/me/hints": Route("CP hints and coordinates (no card, no code)"),
     "/t/{code}": Route("a CP's QR link: records a take (hand_full for A and B)"),
     "/p/{access_token}": Route("a personal link: signs in"),
+    "/o/{token}": Route("an organiser member's link: signs in (here: not a member's)"),
     "/manifest.webmanifest": Route("the PWA manifest", static=True),
     "/sw.js": Route("the service worker", static=True),
     "/favicon.ico": Route("the icon", static=True),
@@ -95,6 +96,7 @@ ROUTES: dict[str, Route] = {
     "/admin/events/{event_id}/participants/{external_id}": Route("one participant's log"),
     "/admin/events/{event_id}/course": Route("course window page"),
     "/admin/events/{event_id}/keys": Route("integration keys"),
+    "/admin/events/{event_id}/members": Route("the team (members, roles) and the keys"),
     "/admin/events/{event_id}/settings": Route("event settings form"),
     # -- the hall screen (issue 29; the walk's events make it public, so every caller
     # reads it): no card, no code, no sealed bid for anybody

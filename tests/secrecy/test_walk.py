@@ -40,7 +40,7 @@ from tests.events.conftest import decode_png, decode_svg
 from tests.secrecy import secrets as catalogue
 from tests.secrecy import world as worlds
 from tests.secrecy.routes import PARAMS, ROUTES, Call, Route
-from tests.secrecy.world import CALLERS, HAND_FULL_CP, PHASES, PhaseWorld
+from tests.secrecy.world import CALLERS, HAND_FULL_CP, PHASES, SECRETS_AS, PhaseWorld
 
 STREAM_LIMIT_SECONDS = 120  # a hang guard only: the read ends after the first messages
 
@@ -79,6 +79,7 @@ def walk(
             built[phase] = worlds.build_auction(client, session, phase)
         for world in built.values():
             world.key = worlds.integration_key(client, world.event_id)
+            world.members = worlds.team(session, world.event_id)
         for world in built.values():  # the hall screen public: every caller reads it
             session.get(Event, world.event_id).hall_public = True
         session.commit()
@@ -247,6 +248,17 @@ CONTROLS = {
     (None, "A", "/me"): lambda call: call.world.external["A"],
     (None, "organiser", "/api/v1/events/{event_id}/live"): lambda call: '"organiser": true',
     (None, "anonymous", "/api/v1/events/{event_id}/live"): lambda call: "event: event",
+    # organiser members (issue 29): the desk reads the deck, the judge the take log, the
+    # screen the projector; the screen's deck is the public one (the secrets say so)
+    (None, "member_desk", "/api/v1/events/{event_id}/checkpoints"): lambda call: (
+        call.hand_full_code
+    ),
+    (None, "member_owner", "/admin/events/{event_id}/settings"): lambda call: "csrf_token",
+    (None, "member_judge", "/api/v1/events/{event_id}/takes"): lambda call: '"items"',
+    (None, "member_screen", "/admin/events/{event_id}/projector/{place}"): lambda call: "<html",
+    (None, "member_screen", "/admin/events/{event_id}"): lambda call: (
+        "M screen: "
+    ),  # the 403 page names the member
     ("course", "A", "/me"): lambda call: "2♠",  # CP 1's card, dealt to A
     ("course", "A", "/api/v1/me/state"): lambda call: '"hand_full"',
     ("auction_open", "A", "/api/v1/events/{event_id}/auctions/{place}"): lambda call: '"my_bid"',
@@ -288,7 +300,8 @@ def test_no_route_shows_a_caller_more_than_it_may(walk: Walk, phase: str) -> Non
                 pid = catalogue.participant_id(session, outsider_event, "X" + f"{outsider_event}X")
             code = hand_full_code(session, world.event_id)
             call = Call(world, caller, own, game_id, seat_token, code)
-            secrets = catalogue.forbidden(session, caller, pid, world.event_id, code)
+            as_caller = SECRETS_AS.get(caller, caller)
+            secrets = catalogue.forbidden(session, as_caller, pid, world.event_id, code)
             session.rollback()
             for path, route, url in plan(call):
                 if route.stream:

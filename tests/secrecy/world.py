@@ -25,13 +25,28 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app.core.members import create_member
 from app.events.models import Checkpoint, Event, SaveCode
 from tests.conftest import ADMIN_TOKEN
 from tests.factories import make_combination, make_event, make_participant
 from tests.web.test_signin import admin_login
 
 PHASES = ("course", "auction_open", "closed", "finished")
-CALLERS = ("anonymous", "A", "B", "outsider", "integration_key", "game_seat", "organiser")
+MEMBER_ROLES = ("owner", "judge", "desk", "ceremony", "screen")  # issue 29: a caller each
+CALLERS = (
+    "anonymous",
+    "A",
+    "B",
+    "outsider",
+    "integration_key",
+    "game_seat",
+    "organiser",
+    *(f"member_{role}" for role in MEMBER_ROLES),
+)
+SECRETS_AS = {  # whose secrets a member caller must not read (app.web.roles)
+    **{f"member_{role}": "organiser" for role in ("owner", "judge", "desk", "ceremony")},
+    "member_screen": "anonymous",  # the hall's view plus the projector
+}
 
 OPENS = datetime(2026, 6, 12, 9, 0, tzinfo=UTC)
 CLOSES = datetime(2026, 6, 13, 3, 0, tzinfo=UTC)
@@ -63,6 +78,14 @@ class PhaseWorld:
     take_ids: dict[str, int] = field(default_factory=dict)  # "A"/"B" -> a take of theirs
     receipt: str = ""  # A's counted bid's receipt (auction phases)
     key: str = ""  # the event's integration key
+    members: dict[str, str] = field(default_factory=dict)  # role -> the member's token
+
+
+def team(session: Session, event_id: int) -> dict[str, str]:
+    """An organiser member of each role for `event_id` (committed): role -> token."""
+    tokens = {role: create_member(session, event_id, f"M {role}", role)[1] for role in MEMBER_ROLES}
+    session.commit()
+    return tokens
 
 
 def _distinct_codes(session: Session, event: Event) -> None:
@@ -226,4 +249,8 @@ def caller_client(
         client.headers["X-Integration-Key"] = world.key
     elif who == "game_seat":
         client.headers["Authorization"] = f"Bearer {seat_token}"
+    elif who.startswith("member_"):
+        token = world.members[who.removeprefix("member_")]
+        assert client.get(f"/o/{token}").status_code == 303
+        client.headers["Authorization"] = f"Bearer {token}"
     return client

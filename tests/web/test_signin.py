@@ -101,7 +101,7 @@ def test_admin_sign_in_with_the_token_opens_a_session(client: TestClient):
 def test_admin_session_is_accepted_by_the_organiser_dependency(client: TestClient, app):
     # OrganiserDep (app.core.principal.organiser_presented) asks the credential table's
     # session check (app.wiring.credentials).
-    assert app.state.credentials.organiser_session is not None
+    assert app.state.credentials.organiser is not None
     assert client.get("/api/v1/events").status_code == 401
     admin_login(client)
     assert client.get("/api/v1/events").status_code == 200

@@ -166,14 +166,14 @@ def close_course(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
     """Close the course now: first the preview (dry run) and a confirmation step; with
     `confirm=1` the course closes at the server's clock of that moment."""
     dry_run = confirm != "1"
     with redirect_on_error(course_url(event)):
-        changed = course_flow.close_course(session, event, dry_run=dry_run)
+        changed = course_flow.close_course(session, event, dry_run=dry_run, actor=caller.actor)
     if dry_run:
         return _confirmation(request, event, changed, kind="close", fields={})
     return see_other(f"{course_url(event)}?done=course_closed{replay_query(changed.replay)}")
@@ -184,7 +184,7 @@ def change_window(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     opens_at: Annotated[str, Form()] = "",
     closes_at: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
@@ -203,7 +203,9 @@ def change_window(
         raise PageRedirect(url, code="bad_time") from None
     dry_run = confirm != "1"
     with redirect_on_error(url):
-        changed = course_flow.change_event(session, event, data, dry_run=dry_run)
+        changed = course_flow.change_event(
+            session, event, data, dry_run=dry_run, actor=caller.actor
+        )
     if dry_run:
         fields = {"opens_at": opens_at.strip(), "closes_at": closes_at.strip()}
         return _confirmation(request, event, changed, kind="window", fields=fields)
@@ -215,7 +217,7 @@ def change_status(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     status: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
@@ -226,9 +228,11 @@ def change_status(
         return see_other(url)
     with redirect_on_error(url):
         if confirm != "1":
-            changed = course_flow.change_status(session, event, status, dry_run=True)
+            changed = course_flow.change_status(
+                session, event, status, dry_run=True, actor=caller.actor
+            )
             if changed.replay is not None:
                 fields = {"status": status}
                 return _confirmation(request, event, changed, kind="status", fields=fields)
-        changed = course_flow.change_status(session, event, status)
+        changed = course_flow.change_status(session, event, status, actor=caller.actor)
     return see_other(f"{url}?done=status_changed{replay_query(changed.replay)}")

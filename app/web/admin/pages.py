@@ -37,7 +37,7 @@ from app.flows import dashboard as dashboard_flow
 from app.flows import device_trust, log_chain
 from app.flows.dashboard import dashboard_numbers
 from app.live import snapshots as live_snapshots
-from app.web import sessions
+from app.web import roles, sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
 from app.web.dates import DAY_TIME_SECONDS, INPUT_MINUTES, event_time
@@ -90,11 +90,20 @@ def logout(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("")
-def events_page(request: Request, session: SessionDep, _: AdminPage) -> Response:
-    """The events of this service, each linking to its dashboard."""
-    events = events_service.list_events(session)
+def events_page(request: Request, session: SessionDep, caller: AdminPage) -> Response:
+    """The events of this service, each linking to its dashboard; an organiser member sees
+    its own event and the pages its role opens (`app.web.roles.member_links`)."""
+    member = guard.organiser_member(request)
+    if member is not None:
+        event = session.get(Event, member.event_id)
+        events = [event] if event is not None else []
+        links = roles.member_links(member, event.award_places) if event is not None else []
+    else:
+        events, links = events_service.list_events(session), []
     context = {
         "events": events,
+        "member": member,
+        "member_links": links,
         "local": lambda moment, event: event_time(event, moment),
         **outcome(request),
     }
@@ -243,7 +252,7 @@ def void_take(
     external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     take_id: Annotated[FormId, Form()],
     reason: Annotated[Note, Form()] = "",
 ) -> Response:
@@ -251,7 +260,7 @@ def void_take(
     url = participant_url(event, external_id)
     with redirect_on_error(url):
         feed_ingest.void_take(
-            session, event, take_id, reason.strip() or "organiser correction", actor="organiser"
+            session, event, take_id, reason.strip() or "organiser correction", actor=caller.actor
         )
     return done(url, "correction")
 
@@ -262,7 +271,7 @@ def add_take(
     external_id: ExternalIdRef,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     code: Annotated[Note, Form()] = "",
     taken_at: Annotated[Note, Form()] = "",
     note: Annotated[Note, Form()] = "",
@@ -288,7 +297,7 @@ def add_take(
             taken_at=moment,
             note=note.strip(),
             source_id=source_id or None,
-            actor="organiser",
+            actor=caller.actor,
         )
     return done(url, "correction")
 
@@ -319,14 +328,14 @@ def create_key(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     name: Annotated[Note, Form()] = "",
 ) -> Response:
     """Create an integration key; the page after the redirect shows it once."""
     url = f"/admin/events/{event.id}/keys"
     with redirect_on_error(url):
         body = IntegrationKeyCreate(name=name.strip() or "key")
-        created = key_service.create_key(session, event, body, actor="organiser")
+        created = key_service.create_key(session, event, body, actor=caller.actor)
     response = see_other(url)
     sessions.set_flash(request, response, KEY_FLASH_COOKIE, created.key, path="/admin")
     return response
@@ -337,12 +346,12 @@ def revoke_key(
     event: EventDep,
     key_id: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
 ) -> Response:
     """Revoke an integration key (it stops working at once)."""
     url = f"/admin/events/{event.id}/keys"
     with redirect_on_error(url):
-        key_service.revoke_key(session, event, key_id, actor="organiser", now=utcnow())
+        key_service.revoke_key(session, event, key_id, actor=caller.actor, now=utcnow())
     return done(url, "key_revoked")
 
 
@@ -413,11 +422,13 @@ def _projector_url(event: Event, place: int) -> str:
 
 
 @router.post("/events/{event_id}/auctions/{place}/open")
-def auction_open(event: EventDep, place: PathId, session: SessionDep, _: AdminPage) -> Response:
+def auction_open(
+    event: EventDep, place: PathId, session: SessionDep, caller: AdminPage
+) -> Response:
     """Open auction `place` for sealed bids; back to the ceremony page."""
     url = _ceremony_url(event)
     with redirect_on_error(url):
-        ceremony_flow.open_auction(session, event, place, ORGANISER)
+        ceremony_flow.open_auction(session, event, place, caller)
     return done(url, "auction_open")
 
 
@@ -427,7 +438,7 @@ def auction_close(
     place: PathId,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     lots_seed: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
@@ -442,7 +453,7 @@ def auction_close(
     with redirect_on_error(url):
         raw = lots_seed.strip()
         seed = int(raw) if raw.isdigit() and len(raw) <= 18 else None
-        ceremony_flow.close_auction(session, event, place, ORGANISER, lots_seed=seed)
+        ceremony_flow.close_auction(session, event, place, caller, lots_seed=seed)
     return see_other(_projector_url(event, place))
 
 
@@ -452,7 +463,7 @@ def auction_undo(
     place: PathId,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     confirm: Annotated[str, Form()] = "",
 ) -> Response:
     """Undo the last close of auction `place`, while nothing of it is revealed. Without
@@ -463,7 +474,7 @@ def auction_undo(
             auction_service.verify_undo_close(session, event, place)
         return _confirm_step(request, session, event, place, "undo", "")
     with redirect_on_error(url):
-        ceremony_flow.undo_close(session, event, place, ORGANISER)
+        ceremony_flow.undo_close(session, event, place, caller)
     return done(url, "auction_undo")
 
 
@@ -472,14 +483,14 @@ def auction_reveal(
     event: EventDep,
     place: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     all: Annotated[str, Form()] = "",
 ) -> Response:
     """Reveal the next step of auction `place` (every step left with `all=1`); back to
     the projector (RULES.md I-21)."""
     projector_url = _projector_url(event, place)
     with redirect_on_error(projector_url):
-        ceremony_flow.reveal(session, event, place, ORGANISER, everything=all == "1")
+        ceremony_flow.reveal(session, event, place, caller, everything=all == "1")
     return see_other(projector_url)
 
 
@@ -488,7 +499,7 @@ def auction_bid(
     event: EventDep,
     place: PathId,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     participant: Annotated[str, Form()] = "",
     combination_id: Annotated[str, Form()] = "",
 ) -> Response:
@@ -502,7 +513,7 @@ def auction_bid(
             session,
             event,
             place,
-            ORGANISER,
+            caller,
             participant=participant or None,
             combination_id=int(combination_id),
         )

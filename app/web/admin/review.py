@@ -39,7 +39,7 @@ def review_page(
     event: EventDep,
     request: Request,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> Response:
     """The review list (one page) with the accept / void buttons and the sync deadline."""
@@ -67,7 +67,7 @@ def review_page(
 def set_deadline(
     event: EventDep,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     deadline: Annotated[Note, Form()] = "",
 ) -> Response:
     """Set the sync deadline (event time; empty: clear it)."""
@@ -82,7 +82,7 @@ def set_deadline(
         except ValueError:
             raise PageRedirect(url, code="bad_time") from None
     with redirect_on_error(url):
-        device_trust.set_sync_deadline(session, event, moment, actor="organiser")
+        device_trust.set_sync_deadline(session, event, moment, actor=caller.actor)
     return done(url, "sync_deadline")
 
 
@@ -92,11 +92,11 @@ def decide(
     review_id: PathId,
     decision: str,
     session: SessionDep,
-    _: AdminPage,
+    caller: AdminPage,
     page: Annotated[int, Form(ge=1, le=100_000)] = 1,
 ) -> Response:
     """Accept or void one listed take (`device_trust.decide`), back to the same page."""
     url = f"{review_url(event.id)}?page={page}"
     with redirect_on_error(url):
-        device_trust.decide(session, event, review_id, decision, actor="organiser")
+        device_trust.decide(session, event, review_id, decision, actor=caller.actor)
     return done(url, f"review_{decision}")

@@ -412,7 +412,7 @@ def add_participant(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: AdminPage,
+    caller: AdminPage,
     name: Text = "",
     external_id: Text = "",
     category: Text = "",
@@ -446,7 +446,7 @@ def add_participant(
             }
         )
         new = events_service.create_participant(
-            session, event, events_service.participant_row(data)
+            session, event, events_service.participant_row(data), actor=caller.actor
         )
         events_service.seal_tokens(session, [new], settings.cookie_secret)  # a later print keeps it
     link = personal_url(settings.base_url, new.access_token)
@@ -456,7 +456,7 @@ def add_participant(
 
 @router.post("/events/{event_id}/participants/import")
 def import_participants(
-    event: EventDep, session: SessionDep, _: AdminPage, file: Upload = None
+    event: EventDep, session: SessionDep, caller: AdminPage, file: Upload = None
 ) -> Response:
     """Participants from the CSV `name, external_id, category` or an IOF XML 3.0 EntryList,
     as the API's import (all or nothing; the page lists the errors by row or entry).
@@ -465,9 +465,11 @@ def import_participants(
     with redirect_on_error(url):
         data = read_upload(file)
         if iof.looks_like_xml(data):
-            events_service.import_participants_iof(session, event, data)
+            events_service.import_participants_iof(session, event, data, actor=caller.actor)
         else:
-            events_service.import_participants_csv(session, event, csvfiles.decode(data))
+            events_service.import_participants_csv(
+                session, event, csvfiles.decode(data), actor=caller.actor
+            )
     return done(url, "participants_imported")
 
 
@@ -478,24 +480,24 @@ def reissue_link(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: AdminPage,
+    caller: AdminPage,
 ) -> Response:
     """A new personal link for one participant (the old one stops working), shown once."""
     url = event_url(event, "/participants")
     with redirect_on_error(url):
         participant = events_service.get_participant(session, event, external_id)
-        new = events_service.reissue_token(session, event, participant)
+        new = events_service.reissue_token(session, event, participant, actor=caller.actor)
     link = personal_url(settings.base_url, new.access_token)
     return show_link_once(request, done(url, "link_reissued"), external_id, link)
 
 
 @router.post("/events/{event_id}/participants/{external_id}/delete")
 def remove_participant(
-    event: EventDep, external_id: str, session: SessionDep, _: AdminPage
+    event: EventDep, external_id: str, session: SessionDep, caller: AdminPage
 ) -> Response:
     """Remove a participant who has no take (`participant_has_takes` otherwise)."""
     url = event_url(event, "/participants")
     with redirect_on_error(url):
         participant = events_service.get_participant(session, event, external_id)
-        event_setup.delete_participant(session, event, participant)
+        event_setup.delete_participant(session, event, participant, actor=caller.actor)
     return done(url, "participant_removed")

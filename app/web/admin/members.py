@@ -1,0 +1,169 @@
+"""The organising team of an event (issue 29): `/admin/events/{id}/members`, and the
+member's sign-in link `/o/{token}`.
+
+The owner (the `ADMIN_TOKEN` holder, or an owner member of the event) creates members
+(name, role), revokes them and re-issues their links; a new link is shown once (a
+short-lived flash cookie, as a new integration key). Revoking or re-issuing deletes the
+member's session rows (`app.core.guard.end_member_sessions`): the old cookies stop
+working in every process. Each change is in the audit log (`member.create`,
+`member.revoke`, `member.reissue`), naming who did it. The event's integration keys are
+shown on the same page (managed as before, `app.web.admin.pages`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request, Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core import audit, guard
+from app.core.db import utcnow
+from app.core.deps import SessionDep, SettingsDep
+from app.core.members import ROLES, OrganiserMember, create_member, member_by_token
+from app.core.members import new_member_token as new_token
+from app.core.security import hash_token
+from app.core.types import PathId
+from app.events import service as events_service
+from app.events.deps import EventDep
+from app.events.models import Event
+from app.feed import keys as key_service
+from app.web import sessions
+from app.web.common import render, see_other
+from app.web.forms import AdminPage, PageRedirect, done, outcome
+
+router = APIRouter(include_in_schema=False)
+LINK_FLASH_COOKIE = "rp_new_member_link"
+
+
+def members_url(event: Event) -> str:
+    return f"/admin/events/{event.id}/members"
+
+
+def _member(session: Session, event: Event, member_id: int) -> OrganiserMember:
+    member = session.get(OrganiserMember, member_id)
+    if member is None or member.event_id != event.id or member.revoked_at is not None:
+        raise PageRedirect(members_url(event), code="member_not_found")
+    return member
+
+
+def _show_once(request: Request, url: str, link: str) -> Response:
+    response = see_other(url)
+    sessions.set_flash(request, response, LINK_FLASH_COOKIE, link, path="/admin")
+    return response
+
+
+@router.get("/admin/events/{event_id}/members")
+def members_page(event: EventDep, request: Request, session: SessionDep, _: AdminPage) -> Response:
+    """The team (members with role, created and revoked times) and the integration keys;
+    a link just created or re-issued is shown once."""
+    raw = request.cookies.get(LINK_FLASH_COOKIE)
+    new_link = sessions.read_flash(request, raw, LINK_FLASH_COOKIE) if raw else None
+    members = session.scalars(
+        select(OrganiserMember)
+        .where(OrganiserMember.event_id == event.id)
+        .order_by(OrganiserMember.revoked_at.is_not(None), OrganiserMember.id)
+    ).all()
+    context = {
+        "event": event,
+        "section": "members",
+        "members": members,
+        "roles": ROLES,
+        "new_link": new_link,
+        "keys": key_service.list_keys(session, event),
+        "new_key": None,
+        "local": lambda moment: events_service.local_time(event, moment),
+        **outcome(request),
+    }
+    response = render(request, "admin/members.html", context)
+    if raw:
+        response.delete_cookie(LINK_FLASH_COOKIE, path="/admin")
+    return response
+
+
+@router.post("/admin/events/{event_id}/members")
+def add_member(
+    event: EventDep,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    caller: AdminPage,
+    name: Annotated[str, Form(max_length=200)] = "",
+    role: Annotated[str, Form(max_length=20)] = "",
+) -> Response:
+    """Create a member; its personal link is shown once on the page after the redirect."""
+    url = members_url(event)
+    try:
+        member, token = create_member(session, event.id, name, role)
+    except ValueError as error:
+        raise PageRedirect(url, code="member_invalid", values={"name": name}) from error
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=caller.actor,
+        action="member.create",
+        subject=f"member:{member.id}",
+        details={"name": member.name, "role": member.role},
+    )
+    return _show_once(request, url, f"{settings.base_url.rstrip('/')}/o/{token}")
+
+
+@router.post("/admin/events/{event_id}/members/{member_id}/revoke")
+def revoke_member(
+    event: EventDep, member_id: PathId, session: SessionDep, caller: AdminPage
+) -> Response:
+    """Revoke a member: its link and every session it signed in end at once."""
+    member = _member(session, event, member_id)
+    member.revoked_at = utcnow()
+    guard.end_member_sessions(session, member.id)
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=caller.actor,
+        action="member.revoke",
+        subject=f"member:{member.id}",
+        details={"name": member.name, "role": member.role},
+    )
+    return done(members_url(event), "member_revoked")
+
+
+@router.post("/admin/events/{event_id}/members/{member_id}/reissue")
+def reissue_member(
+    event: EventDep,
+    member_id: PathId,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    caller: AdminPage,
+) -> Response:
+    """A new personal link for a member (shown once); the old link and its sessions end."""
+    member = _member(session, event, member_id)
+    token = new_token()
+    member.token_hash = hash_token(token)
+    guard.end_member_sessions(session, member.id)
+    audit.record(
+        session,
+        event_id=event.id,
+        actor=caller.actor,
+        action="member.reissue",
+        subject=f"member:{member.id}",
+        details={"name": member.name, "role": member.role},
+    )
+    url = members_url(event)
+    return _show_once(request, url, f"{settings.base_url.rstrip('/')}/o/{token}")
+
+
+@router.get("/o/{token}")
+def member_link(token: str, request: Request, session: SessionDep) -> Response:
+    """Sign in with a member's personal link: an organiser session bound to the member
+    (303 to the event's start page for its role); an unknown or revoked link is a failed
+    sign-in of this address (`app.core.guard`) and the sign-in page."""
+    member = member_by_token(session, token)
+    if member is None:
+        guard.mark_failed(request)
+        return see_other("/admin/login?error=1")
+    sid = guard.start_session(session, max_age=sessions.ORGANISER_MAX_AGE, member_id=member.id)
+    response = see_other("/admin")
+    sessions.sign_in_organiser(request, response, sid)
+    return response
