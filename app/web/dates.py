@@ -19,6 +19,7 @@ DATETIME = "yyyy-MM-dd HH:mm"  # the course window on the organiser's pages
 DAY_TIME = "dd.MM HH:mm"  # a take's time and the course window on the phone
 DAY_TIME_SECONDS = "dd.MM HH:mm:ss"  # a take's time in the organiser's tables
 TIME_SECONDS = "HH:mm:ss"  # "now" in a message
+HOURS_MINUTES = "HH:mm"  # the hall screen's chart
 INPUT_MINUTES = "yyyy-MM-dd'T'HH:mm"  # <input type="datetime-local">
 INPUT_SECONDS = "yyyy-MM-dd'T'HH:mm:ss"  # <input type="datetime-local" step="1">
 

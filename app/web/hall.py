@@ -21,12 +21,12 @@ from app.core import audit
 from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.core.errors import Forbidden
-from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
 from app.flows import hall as hall_flow
 from app.live import snapshots as live_snapshots
 from app.web.common import render
+from app.web.dates import DAY_TIME, HOURS_MINUTES, event_time
 from app.web.forms import AdminPage, OrganiserOrVisitor, done
 from app.web.templating import theme_of
 
@@ -57,9 +57,9 @@ def hall_page(
         "cp_rows": data["checkpoints"][:CP_ROWS],
         "chart_max": max(data["chart"]["takes"] or [0]),
         "chart_labels": [
-            events_service.local_time(event, moment, "%H:%M") for moment in _starts(data)
+            event_time(event, moment, HOURS_MINUTES) for moment in _starts(data)
         ],
-        "closes": events_service.local_time(event, event.closes_at, "%d.%m %H:%M"),
+        "closes": event_time(event, event.closes_at, DAY_TIME),
         "live_version": version,
         "organiser": caller.is_organiser,
         # a dark hall: dark unless the visitor chose the light theme

@@ -159,6 +159,7 @@ RUNTIME_MESSAGES = (
     N_("error.event_not_found"),
     N_("error.external_id_taken"),
     N_("error.feed_closed"),
+    N_("error.hall_not_public"),
     N_("error.iof_invalid"),
     N_("error.key_already_revoked"),
     N_("error.key_not_found"),

@@ -20,10 +20,14 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    column = sa.Column("hall_public", sa.Boolean(), server_default=sa.false(), nullable=False)
+    if op.get_bind().dialect.name == "sqlite":
+        # Not batch mode: recreating `event` would drop it, and with SQLite's foreign keys
+        # on, every participant, take and auction with it (ON DELETE CASCADE; as 0016).
+        op.add_column("event", column)
+        return
     with op.batch_alter_table("event", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("hall_public", sa.Boolean(), server_default=sa.false(), nullable=False)
-        )
+        batch_op.add_column(column)
 
 
 def downgrade() -> None:

@@ -191,7 +191,7 @@ def test_combinations_from_the_strongest_and_a_bid_form_that_preselects_nothing(
         r'data-copied="Скопировано" hidden>Копировать</button>',
         bid,
     )
-    assert f'<script src="{static_url("copy.js")}"></script>' in bid
+    assert f'<script type="module" src="{static_url("copy.js")}"></script>' in bid
 
 
 def test_the_theme_follows_the_system_and_the_switch_is_a_cookie(
