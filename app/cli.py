@@ -1,10 +1,12 @@
 """Command-line entry point: `rogaine-poker serve | demo | simulate | rebuild | verify |
-export | import`."""
+export | import | routes`."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import re
 import secrets
 import sys
 from collections.abc import Callable
@@ -393,6 +395,50 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _template_pattern(path: str) -> re.Pattern[str]:
+    """A path template as a regex: `{name}` matches one segment, `{name:path}` the rest."""
+    parts = re.split(r"(\{[^}]+\})", path)
+    return re.compile(
+        "".join(
+            (".+" if part.endswith(":path}") else "[^/]+")
+            if part.startswith("{")
+            else re.escape(part)
+            for part in parts
+        )
+    )
+
+
+def route_rows(app: Any, url: str = "") -> list[str]:
+    """`METHODS path  file:line function` of the routes of `app` whose path template
+    matches the concrete `url` (`/hall/3`, query ignored), else of those whose template
+    contains it (`/members`); every route when `url` is empty. The line is the route's
+    decorator (README "From a URL to its code")."""
+    from fastapi.routing import iter_route_contexts
+
+    wanted = url.split("?", 1)[0]
+    contexts = [c for c in iter_route_contexts(app.routes) if hasattr(c.route, "endpoint")]
+    exact = [c for c in contexts if _template_pattern(c.path).fullmatch(wanted)]
+    root = Path(__file__).resolve().parents[1]
+    rows = []
+    for context in exact or [c for c in contexts if wanted in c.path]:
+        endpoint, path = context.route.endpoint, context.path
+        source = Path(inspect.getsourcefile(endpoint) or "?").resolve()
+        where = source.relative_to(root) if source.is_relative_to(root) else source
+        line = inspect.getsourcelines(endpoint)[1]
+        methods = ",".join(sorted((context.methods or set()) - {"HEAD"}))
+        rows.append(f"{methods:<7} {path}  {where}:{line} {endpoint.__name__}")
+    return sorted(rows, key=lambda row: row.split()[1])
+
+
+def cmd_routes(args: argparse.Namespace) -> int:
+    """Print the routes that serve `args.url` (every route without one)."""
+    from app.main import create_app
+
+    rows = route_rows(create_app(), args.url or "")
+    print("\n".join(rows) if rows else f"no route serves {args.url}")
+    return 0 if rows else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rogaine-poker", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -445,6 +491,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     restore.add_argument("file")
     restore.set_defaults(func=cmd_import)
+    routes = commands.add_parser(
+        "routes", help="which function serves a URL: /hall/3, /api/v1/scan, /members"
+    )
+    routes.add_argument("url", nargs="?", help="a URL or part of a path (default: every route)")
+    routes.set_defaults(func=cmd_routes)
     return parser
 
 

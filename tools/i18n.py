@@ -82,8 +82,9 @@ def extracted_keys() -> dict[str, set[str]]:
 
 
 def _in_app(dirpath: str) -> bool:
-    """Walk `app/` only (not node_modules, .venv, tests)."""
-    relative = Path(dirpath).resolve().relative_to(ROOT).parts
+    """Walk `app/` only (not node_modules, .venv, tests). The path is not resolved: a
+    symlinked `.venv` or `node_modules` pointing out of the tree is simply skipped."""
+    relative = Path(dirpath).relative_to(ROOT).parts
     return not relative or relative[0] == "app"
 
 

@@ -142,8 +142,8 @@ ROLES: dict[tuple[str, str], Roles] = {
     ("POST", f"{E}/participants/{{external_id}}/access-token"): D,
     ("GET", f"{E}/participants/{{external_id}}/state"): JD,
     ("GET", f"{E}/takes"): J,
-    ("POST", f"{E}/takes"): J,  # the field feed delivered by hand (`feed_actor`)
-    ("POST", f"{E}/takes/import"): J,  # a CSV of takes (`feed_actor`)
+    ("POST", f"{E}/takes"): J,  # the field feed delivered by hand (`feed_principal`)
+    ("POST", f"{E}/takes/import"): J,  # a CSV of takes (`feed_principal`)
     ("POST", f"{E}/takes/manual"): J,
     ("POST", f"{E}/takes/{{take_id}}/void"): J,
     ("GET", f"{E}/corrections"): J,
@@ -171,7 +171,7 @@ PREFIX_ROLES: dict[tuple[str, str], Roles] = {
 ORGANISER_BY_HAND: frozenset[tuple[str, str]] = frozenset(
     {("POST", f"{E}/takes"), ("POST", f"{E}/takes/import")}
 )
-"""Routes that check the organiser themselves (`app.feed.keys.feed_actor`), not through
+"""Routes that check the organiser themselves (`app.feed.keys.feed_principal`), not through
 `app.core.principal.accepts`: the route enumeration cannot see them."""
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

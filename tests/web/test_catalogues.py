@@ -80,6 +80,21 @@ def test_the_template_is_what_babel_extracts_from_the_code():
     assert sorted(tool.extracted_keys()) == TEMPLATE_IDS
 
 
+def test_extraction_skips_a_symlink_out_of_the_tree(tmp_path: Path):
+    """A worktree whose `.venv` or `node_modules` is a symlink to elsewhere: the walk's
+    filter says no to it instead of failing (`make messages` used to raise ValueError)."""
+    outside = tmp_path / "venv"
+    outside.mkdir()
+    link = tool.ROOT / ".symlink-walk-test"
+    link.symlink_to(outside, target_is_directory=True)
+    try:
+        assert tool._in_app(str(link)) is False
+    finally:
+        link.unlink()
+    assert tool._in_app(str(tool.ROOT / "app" / "web")) is True
+    assert tool._in_app(str(tool.ROOT)) is True
+
+
 # --- plural forms, worked out by hand ---------------------------------------------------
 
 
