@@ -69,3 +69,17 @@ def test_a_discard_take_reads_the_seen_cards(client, open_world: World):
     assert (discard["kind"], discard["card"], discard["discard_code"]) == ("discard", "KH", None)
     unseen = client.post("/api/v1/scan", json={"code": "D2C"}, headers=headers).json()
     assert unseen["kind"] == "discard" and unseen["card"] is None
+
+
+def test_the_token_is_checked_before_the_body(client, open_world: World):
+    # The scan opens its own session (`participant_session`): a wrong token still gets
+    # 401 before a bad body is looked at, as with the `ParticipantDep` it replaces.
+    wrong = {"Authorization": "Bearer not-a-token"}
+    refused = client.post("/api/v1/scan", json={}, headers=wrong)
+    assert refused.status_code == 401
+    assert refused.json()["code"] == "unauthorized"
+    assert refused.json()["detail"] == "The participant access token is missing or wrong."
+    assert refused.headers["www-authenticate"] == "Bearer"
+    assert client.post("/api/v1/scan", json={"code": "QH"}).status_code == 401
+    mine = {"Authorization": f"Bearer {open_world.alice.access_token}"}
+    assert client.post("/api/v1/scan", json={}, headers=mine).status_code == 422
