@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from app.core import csvfiles
@@ -19,7 +21,13 @@ from app.core.principal import (
     presented_secret,
 )
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
-from app.events.deps import EventDep, ParticipantDep, participant_of
+from app.events.deps import (
+    EventDep,
+    ParticipantDep,
+    ParticipantSessionDep,
+    finish,
+    participant_of,
+)
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
@@ -154,19 +162,22 @@ def import_takes(
 
 
 @router.post("/scan", response_model=TakeResult, summary="A take from the participant's phone")
-def scan(
-    body: ScanCreate, participant: ParticipantDep, session: SessionDep, settings: SettingsDep
+async def scan(
+    body: ScanCreate, caller: ParticipantSessionDep, settings: SettingsDep
 ) -> TakeResult:
     """One take at the server's clock, source `phone`. A `hand_full` take is `rejected`/
     `hand_full` with no card and no discard code (RULES.md I-1: the CP is not consumed); 429
-    `too_many_unknown_codes` when unknown codes are typed too often."""
-    return feed_ingest.scan(
-        session,
-        participant,
-        body.code,
+    `too_many_unknown_codes` when unknown codes are typed too often. The participant is
+    found and the take stored in two worker-thread hops (`participant_session`, issue 24)."""
+    session, participant = caller
+    work = functools.partial(
+        feed_ingest.scan,
+        participant=participant,
+        code=body.code,
         source_id=body.source_id,
         unknown_per_minute=settings.scan_unknown_codes_per_minute,
     )
+    return await anyio.to_thread.run_sync(finish, session, work)
 
 
 @router.get("/me/state", response_model=ParticipantStateRead, summary="My state")

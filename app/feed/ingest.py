@@ -538,7 +538,7 @@ def scan(
         received_at=now, frozen=frozen,
     )  # fmt: skip
     _raise_if_error(result)
-    return views.for_participant(result, views.seen_cards(session, participant.id))
+    return views.own_result(session, participant.id, result)
 
 
 def _check_unknown_rate(

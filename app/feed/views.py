@@ -90,6 +90,21 @@ def results_for_participant(
     ]
 
 
+def own_result(session: Session, participant_id: int, result: TakeResult) -> TakeResult:
+    """`for_participant` of the result of the participant's own single take (a scan),
+    reading `seen_cards` only when the answer depends on it (issue 24: one statement
+    less for most scans). It does not when the result names no card, is `hand_full`
+    (hidden anyway, RULES.md I-1), or is a stored card take whose reason is none of
+    `UNSEEN_REASONS`: that take's own outcome row makes its card a seen card."""
+    if (
+        result.card is None
+        or result.reason == rules.HAND_FULL
+        or (result.kind == "card" and result.reason not in UNSEEN_REASONS and result.take_id)
+    ):
+        return for_participant(result, {result.card} if result.card else set())
+    return for_participant(result, seen_cards(session, participant_id))
+
+
 def _card_hidden(card: str | None, reason: str | None, seen: Collection[str]) -> bool:
     """RULES.md I-1 on one take: its card is hidden from its participant when the take was
     refused as `hand_full` (the CP was not consumed) or the card is not one they have
