@@ -56,9 +56,7 @@ def hall_page(
         "d": data,
         "cp_rows": data["checkpoints"][:CP_ROWS],
         "chart_max": max(data["chart"]["takes"] or [0]),
-        "chart_labels": [
-            event_time(event, moment, HOURS_MINUTES) for moment in _starts(data)
-        ],
+        "chart_labels": [event_time(event, moment, HOURS_MINUTES) for moment in _starts(data)],
         "closes": event_time(event, event.closes_at, DAY_TIME),
         "live_version": version,
         "organiser": caller.is_organiser,
