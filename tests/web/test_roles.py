@@ -223,6 +223,16 @@ def test_member_pages_open_by_role_and_refuse_the_rest(client, team, role) -> No
     assert f"/admin/events/{team['b']}" not in home.text and "/admin/new-event" not in home.text
 
 
+@pytest.mark.parametrize("role", ["owner", "judge", "desk", "ceremony", "screen"])
+def test_every_members_start_page_links_the_hall_screen(client, team, role) -> None:
+    """The hall screen is open to every role (the screen's main page): the start page
+    after the sign-in link links it, in words."""
+    sign_in(client, team["tokens"][role])
+    home = client.get("/admin").text
+    assert f'<a href="/hall/{team["a"]}">Экран зала</a>' in home
+    assert client.get(f"/hall/{team['a']}").status_code == 200
+
+
 def test_a_refused_page_form_changes_nothing(client, session, team) -> None:
     sign_in(client, team["tokens"]["judge"])
     token = csrf_of(client.get(f"/admin/events/{team['a']}/participants").text)
