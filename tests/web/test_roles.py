@@ -262,6 +262,18 @@ def test_owner_creates_a_member_whose_link_is_shown_once(client, session, team) 
     assert member.get(f"/admin/events/{team['a']}/participants").status_code == 200
 
 
+def test_a_reissued_link_is_shown_with_the_name_and_role_of_its_member(client, team) -> None:
+    """After several members, the link shown once says whose it is."""
+    admin_login(client)
+    url = f"/admin/events/{team['a']}/members"
+    token = csrf_of(client.get(url).text)
+    client.post(url, data={"name": "Vera", "role": "desk", "csrf_token": token})
+    desk_id = team["tokens"]["desk_id"]
+    page = client.post(f"{url}/{desk_id}/reissue", data={"csrf_token": token}).text
+    assert "Личная ссылка — Anna desk (регистрация); показана один раз" in page
+    assert "Vera" not in page.split('id="new-link"')[0].split("notice ok")[-1]
+
+
 def test_revoking_a_member_ends_its_sessions_in_every_process(
     client, session, team, settings, engine
 ) -> None:
