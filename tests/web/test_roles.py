@@ -233,6 +233,18 @@ def test_every_members_start_page_links_the_hall_screen(client, team, role) -> N
     assert client.get(f"/hall/{team['a']}").status_code == 200
 
 
+@pytest.mark.parametrize(("role", "home"), [("judge", "/admin/events/{a}"), ("screen", "/admin")])
+def test_the_hall_screens_title_leads_to_a_page_the_member_may_open(
+    client, team, role, home
+) -> None:
+    """The screen member's title link is its start page, not the dashboard that refuses it."""
+    sign_in(client, team["tokens"][role])
+    page = client.get(f"/hall/{team['a']}").text
+    href = page.split('class="brand" href="')[1].split('"')[0]
+    assert href == home.format(a=team["a"])
+    assert client.get(href).status_code == 200
+
+
 def test_a_refused_page_form_changes_nothing(client, session, team) -> None:
     sign_in(client, team["tokens"]["judge"])
     token = csrf_of(client.get(f"/admin/events/{team['a']}/participants").text)
