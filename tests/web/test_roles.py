@@ -341,6 +341,12 @@ def test_reissuing_a_members_link_ends_the_old_link_and_sessions(client, team) -
     fresh = TestClient(client.app)
     sign_in(fresh, new_link)
     assert fresh.get(page).status_code == 200
+    # the old link: the sign-in page says the link no longer works (no "wrong token":
+    # the member has no token to type)
+    old = TestClient(client.app).get(f"/o/{team['tokens']['desk']}")
+    assert old.status_code == 401
+    assert "Эта личная ссылка больше не действует" in old.text
+    assert "Неверный токен" not in old.text
 
 
 def test_ceremony_runs_an_auction_and_the_bids_chain_names_it(client, session) -> None:

@@ -171,11 +171,12 @@ def reissue_member(
 def member_link(token: str, request: Request, session: SessionDep) -> Response:
     """Sign in with a member's personal link: an organiser session bound to the member
     (303 to the event's start page for its role); an unknown or revoked link is a failed
-    sign-in of this address (`app.core.guard`) and the sign-in page."""
+    sign-in of this address (`app.core.guard`) and the sign-in page, saying the link no
+    longer works (`?error=link`: the member holds no token to type)."""
     member = member_by_token(session, token)
     if member is None:
         guard.mark_failed(request)
-        return see_other("/admin/login?error=1")
+        return see_other("/admin/login?error=link")
     sid = guard.start_session(session, max_age=sessions.ORGANISER_MAX_AGE, member_id=member.id)
     response = see_other("/admin")
     sessions.sign_in_organiser(request, response, sid)
