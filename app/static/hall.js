@@ -45,6 +45,24 @@ function item(parts, className) {
   return li;
 }
 
+/**
+ * Where a bar's time label sits: under the bar's middle, except the first (from the
+ * bar's left edge) and the last (to its right edge), so no label is cut by the chart's
+ * edge (a "13:52" is wider than a narrow bar).
+ * @param {number} i the bar
+ * @param {number} count the bars
+ * @param {number} width one bar's width (chart units)
+ * @returns {{x: number, "text-anchor": string}}
+ */
+function labelPlace(i, count, width) {
+  const round = (value) => Math.round(value * 10) / 10;
+  if (count > 1 && i === 0) return { x: round(width * 0.1), "text-anchor": "start" };
+  if (count > 1 && i === count - 1) {
+    return { x: round(i * width + width * 0.9), "text-anchor": "end" };
+  }
+  return { x: round(i * width + width / 2), "text-anchor": "middle" };
+}
+
 function svgEl(name, attributes, text) {
   const el = document.createElementNS(SVG, name);
   Object.entries(attributes).forEach(([key, value]) => el.setAttribute(key, String(value)));
@@ -188,7 +206,7 @@ class Hall {
       }, count));
       if (i % 2 === 0 || takes.length <= 6) {
         svg.appendChild(svgEl("text", {
-          class: "hall-bar-label", x: middle, y: 210, "text-anchor": "middle",
+          class: "hall-bar-label", y: 210, ...labelPlace(i, takes.length, width),
         }, localTime(chart.start[i], this.timezone)));
       }
     });

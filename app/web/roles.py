@@ -315,6 +315,7 @@ MEMBER_LINKS = (
     ("{A}/print/checkpoints", "roles.link.qr_sheet"),
     ("{A}/ceremony", "admin.ceremony"),
     ("{A}/projector/{{place}}", "roles.link.projector"),
+    ("/hall/{event_id}", "roles.link.hall"),
     ("{A}/members", "roles.members"),
 )
 

@@ -5,7 +5,7 @@ test's tmp dir."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -117,3 +117,50 @@ def test_the_hall_screen_follows_a_take_and_the_ceremony(
         assert "AH" not in page.content() and "A♥" not in page.content()
         shot(page, tmp_path, f"hall-ceremony-{width}")
         page.context.close()
+
+
+def labels_outside_the_chart(page) -> list[str]:
+    """The chart's time labels whose box reaches beyond the chart's (CSS px, ½ px slack)."""
+    return page.evaluate(
+        """() => {
+          const svg = document.querySelector("[data-hall='chart'] svg").getBoundingClientRect();
+          return [...document.querySelectorAll("[data-hall='chart'] .hall-bar-label")]
+            .filter((label) => {
+              const box = label.getBoundingClientRect();
+              return box.left < svg.left - 0.5 || box.right > svg.right + 0.5;
+            })
+            .map((label) => label.textContent);
+        }"""
+    )
+
+
+def test_no_time_label_of_the_chart_is_cut_at_its_edges(
+    live_server, browser, admin, tmp_path: Path
+) -> None:
+    """Two hours of play: 12 bars of 10 minutes, each a third of a "13:52" label wide; the
+    first label used to start left of the chart (".3:52"). Served and redrawn live."""
+    with Session(live_server.engine) as session:
+        opened = datetime.now(UTC) - timedelta(hours=3)
+        event = make_event(session, name="Ночной рогейн", opens_at=opened)
+        event.hall_public = True
+        make_participant(session, event, "41", name="Анна")
+        session.commit()
+        event_id, code = event.id, f"{cp_code('2S')}{event.id}"
+    for width, height in ((1280, 800), (360, 780)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(WAIT_MS)
+        page = context.new_page()
+        page.goto(f"{live_server.url}/hall/{event_id}")
+        assert page.locator("[data-hall='chart'] .hall-bar").count() == 12
+        assert labels_outside_the_chart(page) == []  # as the server drew it
+        if width == 1280:
+            take = {"participant": "41", "code": code, "source": "desk", "source_id": "t1"}
+            take["taken_at"] = datetime.now(UTC).isoformat()
+            url = f"{live_server.url}/api/v1/events/{event_id}/takes"
+            assert httpx.post(url, json={"takes": [take]}, headers=admin).is_success
+            page.locator("[data-hall='on_course']").get_by_text("1").wait_for()
+            # the script redrew the chart: the take is the last bar's
+            assert page.locator("[data-hall='chart'] .hall-bar-value").last.text_content() == "1"
+        assert labels_outside_the_chart(page) == []  # as the script redraws it
+        shot(page, tmp_path, f"hall-chart-{width}")
+        context.close()

@@ -40,3 +40,21 @@ def test_owner_adds_a_judge_who_signs_in_and_sees_only_the_judges_pages(
     assert judge_page.locator("h1").inner_text() == "Нет доступа"
     check_page(judge_page, "team-refused")
     judge.close()
+
+
+def test_the_team_on_a_phone_shows_each_members_buttons_on_screen(
+    live_server, phone, session: Session
+) -> None:
+    """At 360 px the team table used to scroll sideways inside its frame, the New link and
+    Revoke buttons right of the screen; each member is now a block with its buttons."""
+    event = make_event(session, name="Ночной рогейн")
+    session.commit()
+    page = phone.new_page()
+    sign_in_organiser(page, f"{live_server.url}/admin/events/{event.id}/members", ADMIN_TOKEN)
+    page.fill("#member-name", "Проектор в зале")
+    page.select_option("#member-role", "screen")
+    page.get_by_role("button", name="Добавить в команду").click()
+    assert page.locator("#new-link").is_visible()
+    for name in ("Новая ссылка Проектор в зале", "Отозвать Проектор в зале"):
+        box = page.get_by_role("button", name=name).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, name

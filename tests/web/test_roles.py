@@ -223,6 +223,28 @@ def test_member_pages_open_by_role_and_refuse_the_rest(client, team, role) -> No
     assert f"/admin/events/{team['b']}" not in home.text and "/admin/new-event" not in home.text
 
 
+@pytest.mark.parametrize("role", ["owner", "judge", "desk", "ceremony", "screen"])
+def test_every_members_start_page_links_the_hall_screen(client, team, role) -> None:
+    """The hall screen is open to every role (the screen's main page): the start page
+    after the sign-in link links it, in words."""
+    sign_in(client, team["tokens"][role])
+    home = client.get("/admin").text
+    assert f'<a href="/hall/{team["a"]}">Экран зала</a>' in home
+    assert client.get(f"/hall/{team['a']}").status_code == 200
+
+
+@pytest.mark.parametrize(("role", "home"), [("judge", "/admin/events/{a}"), ("screen", "/admin")])
+def test_the_hall_screens_title_leads_to_a_page_the_member_may_open(
+    client, team, role, home
+) -> None:
+    """The screen member's title link is its start page, not the dashboard that refuses it."""
+    sign_in(client, team["tokens"][role])
+    page = client.get(f"/hall/{team['a']}").text
+    href = page.split('class="brand" href="')[1].split('"')[0]
+    assert href == home.format(a=team["a"])
+    assert client.get(href).status_code == 200
+
+
 def test_a_refused_page_form_changes_nothing(client, session, team) -> None:
     sign_in(client, team["tokens"]["judge"])
     token = csrf_of(client.get(f"/admin/events/{team['a']}/participants").text)
@@ -250,6 +272,18 @@ def test_owner_creates_a_member_whose_link_is_shown_once(client, session, team) 
     member = TestClient(client.app)
     sign_in(member, link)
     assert member.get(f"/admin/events/{team['a']}/participants").status_code == 200
+
+
+def test_a_reissued_link_is_shown_with_the_name_and_role_of_its_member(client, team) -> None:
+    """After several members, the link shown once says whose it is."""
+    admin_login(client)
+    url = f"/admin/events/{team['a']}/members"
+    token = csrf_of(client.get(url).text)
+    client.post(url, data={"name": "Vera", "role": "desk", "csrf_token": token})
+    desk_id = team["tokens"]["desk_id"]
+    page = client.post(f"{url}/{desk_id}/reissue", data={"csrf_token": token}).text
+    assert "Личная ссылка — Anna desk (регистрация); показана один раз" in page
+    assert "Vera" not in page.split('id="new-link"')[0].split("notice ok")[-1]
 
 
 def test_revoking_a_member_ends_its_sessions_in_every_process(
@@ -307,6 +341,12 @@ def test_reissuing_a_members_link_ends_the_old_link_and_sessions(client, team) -
     fresh = TestClient(client.app)
     sign_in(fresh, new_link)
     assert fresh.get(page).status_code == 200
+    # the old link: the sign-in page says the link no longer works (no "wrong token":
+    # the member has no token to type)
+    old = TestClient(client.app).get(f"/o/{team['tokens']['desk']}")
+    assert old.status_code == 401
+    assert "Эта личная ссылка больше не действует" in old.text
+    assert "Неверный токен" not in old.text
 
 
 def test_ceremony_runs_an_auction_and_the_bids_chain_names_it(client, session) -> None:

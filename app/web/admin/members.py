@@ -12,6 +12,7 @@ shown on the same page (managed as before, `app.web.admin.pages`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, Response
@@ -48,10 +49,23 @@ def _member(session: Session, event: Event, member_id: int) -> OrganiserMember:
     return member
 
 
-def _show_once(request: Request, url: str, link: str) -> Response:
+def _show_once(request: Request, url: str, member: OrganiserMember, link: str) -> Response:
+    """Redirect to the team page, which shows `link` once, naming whose it is (the flash
+    carries `"{member id} {link}"`)."""
     response = see_other(url)
-    sessions.set_flash(request, response, LINK_FLASH_COOKIE, link, path="/admin")
+    sessions.set_flash(request, response, LINK_FLASH_COOKIE, f"{member.id} {link}", path="/admin")
     return response
+
+
+def _new_link(
+    request: Request, members: Sequence[OrganiserMember]
+) -> tuple[OrganiserMember, str] | None:
+    """The member and link of the flash, if it is valid and names one of `members`."""
+    raw = request.cookies.get(LINK_FLASH_COOKIE)
+    value = sessions.read_flash(request, raw, LINK_FLASH_COOKIE) if raw else None
+    member_id, _, link = (value or "").partition(" ")
+    found = [member for member in members if str(member.id) == member_id]
+    return (found[0], link) if found and link else None
 
 
 @router.get("/admin/events/{event_id}/members")
@@ -59,7 +73,6 @@ def members_page(event: EventDep, request: Request, session: SessionDep, _: Admi
     """The team (members with role, created and revoked times) and the integration keys;
     a link just created or re-issued is shown once."""
     raw = request.cookies.get(LINK_FLASH_COOKIE)
-    new_link = sessions.read_flash(request, raw, LINK_FLASH_COOKIE) if raw else None
     members = session.scalars(
         select(OrganiserMember)
         .where(OrganiserMember.event_id == event.id)
@@ -70,7 +83,7 @@ def members_page(event: EventDep, request: Request, session: SessionDep, _: Admi
         "section": "members",
         "members": members,
         "roles": ROLES,
-        "new_link": new_link,
+        "new_link": _new_link(request, members),
         "keys": key_service.list_keys(session, event),
         "new_key": None,
         "local": lambda moment: events_service.local_time(event, moment),
@@ -106,7 +119,7 @@ def add_member(
         subject=f"member:{member.id}",
         details={"name": member.name, "role": member.role},
     )
-    return _show_once(request, url, f"{settings.base_url.rstrip('/')}/o/{token}")
+    return _show_once(request, url, member, f"{settings.base_url.rstrip('/')}/o/{token}")
 
 
 @router.post("/admin/events/{event_id}/members/{member_id}/revoke")
@@ -151,18 +164,19 @@ def reissue_member(
         details={"name": member.name, "role": member.role},
     )
     url = members_url(event)
-    return _show_once(request, url, f"{settings.base_url.rstrip('/')}/o/{token}")
+    return _show_once(request, url, member, f"{settings.base_url.rstrip('/')}/o/{token}")
 
 
 @router.get("/o/{token}")
 def member_link(token: str, request: Request, session: SessionDep) -> Response:
     """Sign in with a member's personal link: an organiser session bound to the member
     (303 to the event's start page for its role); an unknown or revoked link is a failed
-    sign-in of this address (`app.core.guard`) and the sign-in page."""
+    sign-in of this address (`app.core.guard`) and the sign-in page, saying the link no
+    longer works (`?error=link`: the member holds no token to type)."""
     member = member_by_token(session, token)
     if member is None:
         guard.mark_failed(request)
-        return see_other("/admin/login?error=1")
+        return see_other("/admin/login?error=link")
     sid = guard.start_session(session, max_age=sessions.ORGANISER_MAX_AGE, member_id=member.id)
     response = see_other("/admin")
     sessions.sign_in_organiser(request, response, sid)
