@@ -4,10 +4,10 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
-# pytest-xdist workers of `make test`: 0 runs the suite in this process (the default;
-# see README "Test"); N spreads the files over N workers, each with its own PostgreSQL
-# database (tests/conftest.py).
-PYTEST_WORKERS ?= 0
+# pytest-xdist workers of `make test`: N spreads the files over N workers, each with its
+# own PostgreSQL database (tests/conftest.py); 0 runs the suite in this process (see
+# README "Test").
+PYTEST_WORKERS ?= 2
 
 NPM    ?= npm
 NODE   ?= node
