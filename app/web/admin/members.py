@@ -12,24 +12,22 @@ shown on the same page (managed as before, `app.web.admin.pages`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, Response
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from app.core import audit, guard
-from app.core.db import utcnow
+from app.core import guard
 from app.core.deps import SessionDep, SettingsDep
-from app.core.members import ROLES, OrganiserMember, create_member, member_by_token
-from app.core.members import new_member_token as new_token
-from app.core.security import hash_token
+from app.core.errors import NotFound, Unprocessable
+from app.core.members import ROLES, OrganiserMember, member_by_token
 from app.core.types import PathId
 from app.events import service as events_service
 from app.events.deps import EventDep
 from app.events.models import Event
 from app.feed import keys as key_service
+from app.flows import team
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.forms import AdminPage, PageRedirect, done, outcome
@@ -42,11 +40,13 @@ def members_url(event: Event) -> str:
     return f"/admin/events/{event.id}/members"
 
 
-def _member(session: Session, event: Event, member_id: int) -> OrganiserMember:
-    member = session.get(OrganiserMember, member_id)
-    if member is None or member.event_id != event.id or member.revoked_at is not None:
-        raise PageRedirect(members_url(event), code="member_not_found")
-    return member
+@contextmanager
+def _back_to_team(event: Event) -> Iterator[None]:
+    """No live member of that id: back to the team page saying so (`member_not_found`)."""
+    try:
+        yield
+    except NotFound as error:
+        raise PageRedirect(members_url(event), code=error.code) from error
 
 
 def _show_once(request: Request, url: str, member: OrganiserMember, link: str) -> Response:
@@ -73,11 +73,7 @@ def members_page(event: EventDep, request: Request, session: SessionDep, _: Admi
     """The team (members with role, created and revoked times) and the integration keys;
     a link just created or re-issued is shown once."""
     raw = request.cookies.get(LINK_FLASH_COOKIE)
-    members = session.scalars(
-        select(OrganiserMember)
-        .where(OrganiserMember.event_id == event.id)
-        .order_by(OrganiserMember.revoked_at.is_not(None), OrganiserMember.id)
-    ).all()
+    members = team.members_of(session, event)
     context = {
         "event": event,
         "section": "members",
@@ -108,17 +104,9 @@ def add_member(
     """Create a member; its personal link is shown once on the page after the redirect."""
     url = members_url(event)
     try:
-        member, token = create_member(session, event.id, name, role)
-    except ValueError as error:
-        raise PageRedirect(url, code="member_invalid", values={"name": name}) from error
-    audit.record(
-        session,
-        event_id=event.id,
-        actor=caller.actor,
-        action="member.create",
-        subject=f"member:{member.id}",
-        details={"name": member.name, "role": member.role},
-    )
+        member, token = team.add(session, event, name, role, caller)
+    except Unprocessable as error:
+        raise PageRedirect(url, code=error.code, values={"name": name}) from error
     return _show_once(request, url, member, f"{settings.base_url.rstrip('/')}/o/{token}")
 
 
@@ -127,17 +115,8 @@ def revoke_member(
     event: EventDep, member_id: PathId, session: SessionDep, caller: AdminPage
 ) -> Response:
     """Revoke a member: its link and every session it signed in end at once."""
-    member = _member(session, event, member_id)
-    member.revoked_at = utcnow()
-    guard.end_member_sessions(session, member.id)
-    audit.record(
-        session,
-        event_id=event.id,
-        actor=caller.actor,
-        action="member.revoke",
-        subject=f"member:{member.id}",
-        details={"name": member.name, "role": member.role},
-    )
+    with _back_to_team(event):
+        team.revoke(session, event, member_id, caller)
     return done(members_url(event), "member_revoked")
 
 
@@ -151,18 +130,8 @@ def reissue_member(
     caller: AdminPage,
 ) -> Response:
     """A new personal link for a member (shown once); the old link and its sessions end."""
-    member = _member(session, event, member_id)
-    token = new_token()
-    member.token_hash = hash_token(token)
-    guard.end_member_sessions(session, member.id)
-    audit.record(
-        session,
-        event_id=event.id,
-        actor=caller.actor,
-        action="member.reissue",
-        subject=f"member:{member.id}",
-        details={"name": member.name, "role": member.role},
-    )
+    with _back_to_team(event):
+        member, token = team.reissue(session, event, member_id, caller)
     url = members_url(event)
     return _show_once(request, url, member, f"{settings.base_url.rstrip('/')}/o/{token}")
 
