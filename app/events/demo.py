@@ -209,6 +209,8 @@ def describe(demo: DemoEvent, base_url: str) -> str:
         f"  Checkpoints and deck:  {pages}/checkpoints",
         f"  Participants:          {pages}/participants",
         f"  Printable CP QR codes: {pages}/print/checkpoints",
+        f"  Team (members, roles): {pages}/members",
+        f"  Hall screen:           {base_url}/hall/{demo.event.id}",
         "  Personal links of the demo participants:",
     ]
     lines += [f"    {p.name:<14} #{p.external_id}  {p.personal_url}" for p in demo.participants]

@@ -95,6 +95,10 @@ def test_serve_loads_the_demo_only_into_an_empty_database(settings) -> None:
     text = load_demo_if_empty(settings)
     assert text is not None
     assert text.count("http://testserver/p/") == 4
+    event_id = re.search(r"Demo event (\d+):", text).group(1)
+    # a new team finds its own pages: the members page and the hall screen
+    assert f"Team (members, roles): http://testserver/admin/events/{event_id}/members" in text
+    assert f"Hall screen:           http://testserver/hall/{event_id}" in text
     assert load_demo_if_empty(settings) is None
 
 
