@@ -250,9 +250,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     participants without a take have nothing to replay). Exit status 1 when
     `--event` does not exist.
     """
-    from sqlalchemy import select
-
     from app.core.db import make_engine, make_sessionmaker, transaction
+    from app.events import repository
     from app.events.models import Event
     from app.feed import freeze, projection
 
@@ -260,7 +259,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     factory = make_sessionmaker(engine)
     try:
         with transaction(factory) as session:
-            ids = list(session.scalars(select(Event.id).order_by(Event.id)))
+            ids = repository.event_ids(session)
         if args.event is not None:
             if args.event not in ids:
                 print(f"event {args.event} does not exist", file=sys.stderr)

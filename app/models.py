@@ -3,10 +3,14 @@
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.core.audit import AuditEntry
 from app.core.db import Base
-from app.core.guard import AuthFailure, OrganiserSession
-from app.core.ledger import EventChain
-from app.core.livelog import LiveChange, LiveVersion
-from app.core.members import OrganiserMember
+from app.core.models import (
+    AuthFailure,
+    EventChain,
+    LiveChange,
+    LiveVersion,
+    OrganiserMember,
+    OrganiserSession,
+)
 from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 from app.feed.models import (
     Combination,

@@ -535,7 +535,7 @@ async def ceremony_phase(
 
 async def database_truth(rehearsal: Rehearsal, organiser, event_id: int) -> dict:
     """The live version in PostgreSQL and each auction's status as the API reports it."""
-    from app.core.livelog import LiveVersion
+    from app.core.models import LiveVersion
 
     engine = create_engine(rehearsal.database_url)
     with engine.connect() as connection:

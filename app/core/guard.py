@@ -25,6 +25,8 @@ same counts and the same sessions.
 
 The client address is the ASGI `client` (behind a reverse proxy run uvicorn with
 `--proxy-headers --forwarded-allow-ips=<proxy>` so it is the real address).
+The tables: `AuthFailure`, `OrganiserSession` (`app.core.models`); their SQL is in
+`app.core.repository`.
 """
 
 from __future__ import annotations
@@ -38,15 +40,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import Request, Response
-from sqlalchemy import ForeignKey, Index, String, delete, func, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.core.db import Base, utcnow
+from app.core import repository
+from app.core.db import utcnow
 from app.core.deps import database_slots
 from app.core.members import TOKEN_PREFIX as MEMBER_TOKEN_PREFIX
 from app.core.members import MemberInfo, live_member, member_by_token
+from app.core.models import CLIENT_MAX_LENGTH, OrganiserSession
 from app.core.problems import problem_response
 from app.core.security import hash_token, new_token
 
@@ -55,35 +58,6 @@ SESSION_FLAG = "organiser_session_alive"
 MEMBER_FLAG = "organiser_member"
 CREDENTIAL_PATH_PREFIXES = ("/p/", "/g/", "/o/")
 API_PREFIXES = ("/api/",)
-CLIENT_MAX_LENGTH = 64
-
-
-class AuthFailure(Base):
-    """One failed credential from a client address; rows older than the window are purged."""
-
-    __tablename__ = "auth_failure"
-    __table_args__ = (Index("ix_auth_failure_client_failed_at", "client", "failed_at"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    client: Mapped[str] = mapped_column(String(CLIENT_MAX_LENGTH))
-    path: Mapped[str] = mapped_column(String(200))
-    failed_at: Mapped[datetime] = mapped_column(index=True)
-
-
-class OrganiserSession(Base):
-    """A signed-in organiser browser: the SHA-256 of its session id, until `expires_at`."""
-
-    __tablename__ = "organiser_session"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    sid_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime]
-    expires_at: Mapped[datetime] = mapped_column(index=True)
-    # The organiser member signed in with a personal link (issue 29); NULL: the owner's
-    # ADMIN_TOKEN. Revoking the member deletes its rows (`end_member_sessions`).
-    member_id: Mapped[int | None] = mapped_column(
-        ForeignKey("organiser_member.id", ondelete="CASCADE"), index=True
-    )
 
 
 # -- throttle ----------------------------------------------------------------------------------
@@ -107,25 +81,14 @@ def retry_after_many(
     (one more per throttled client): the guard checks concurrent requests together."""
     since = now - window
     counts: dict[str, int] = dict.fromkeys(clients, 0)
-    rows = session.execute(
-        select(AuthFailure.client, func.count())
-        .where(AuthFailure.client.in_(list(counts)), AuthFailure.failed_at > since)
-        .group_by(AuthFailure.client)
-    )
-    counts.update({client: count for client, count in rows})
+    counts.update(repository.failures_since(session, counts, since))
     waits: dict[str, int | None] = {}
     for client, count in counts.items():
         if count < limit:
             waits[client] = None
             continue
         # The (count - limit + 1)-th oldest failure must age out before one attempt is free.
-        freed_by = session.scalar(
-            select(AuthFailure.failed_at)
-            .where(AuthFailure.client == client, AuthFailure.failed_at > since)
-            .order_by(AuthFailure.failed_at)
-            .offset(count - limit)
-            .limit(1)
-        )
+        freed_by = repository.failure_time(session, client, since, skip=count - limit)
         wait = ((freed_by or now) + window - now).total_seconds()
         waits[client] = max(1, math.ceil(wait))
     return waits
@@ -136,8 +99,7 @@ def record_failure(
 ) -> None:
     """Store one failure of `client` at UTC `now`; failures of any client older than
     `window` are purged (the table holds at most one window of failures)."""
-    session.execute(delete(AuthFailure).where(AuthFailure.failed_at <= now - window))
-    session.add(AuthFailure(client=client, path=path[:200], failed_at=now))
+    repository.add_failure(session, client, path[:200], now, purge_to=now - window)
 
 
 def mark_failed(request: Request) -> None:
@@ -156,7 +118,7 @@ def start_session(
 
     Expired sessions are purged here."""
     now = now or utcnow()
-    session.execute(delete(OrganiserSession).where(OrganiserSession.expires_at <= now))
+    repository.purge_sessions(session, now)
     sid = new_token(16)
     session.add(
         OrganiserSession(
@@ -172,13 +134,13 @@ def start_session(
 
 def end_session(session: Session, sid: str) -> None:
     """Revoke the organiser session `sid` (logout); nothing happens for an unknown id."""
-    session.execute(delete(OrganiserSession).where(OrganiserSession.sid_hash == hash_token(sid)))
+    repository.delete_session(session, hash_token(sid))
 
 
 def end_member_sessions(session: Session, member_id: int) -> None:
     """Revoke every session of organiser member `member_id` (its revocation or a
     re-issued link): the rows go, so every process refuses the cookies."""
-    session.execute(delete(OrganiserSession).where(OrganiserSession.member_id == member_id))
+    repository.delete_member_sessions(session, member_id)
 
 
 def session_alive(session: Session, sid: str, now: datetime) -> bool:
@@ -189,17 +151,14 @@ def session_alive(session: Session, sid: str, now: datetime) -> bool:
 def session_of(session: Session, sid: str, now: datetime) -> tuple[int, MemberInfo | None] | None:
     """(row id, its live member or None for the owner) of the session `sid`, or None when
     it does not exist, has expired or belongs to a revoked member."""
-    row = session.execute(
-        select(OrganiserSession.id, OrganiserSession.member_id).where(
-            OrganiserSession.sid_hash == hash_token(sid), OrganiserSession.expires_at > now
-        )
-    ).first()
+    row = repository.live_session(session, hash_token(sid), now)
     if row is None:
         return None
-    if row.member_id is None:
-        return row.id, None
-    member = live_member(session, row.member_id)
-    return (row.id, member) if member is not None else None
+    row_id, member_id = row
+    if member_id is None:
+        return row_id, None
+    member = live_member(session, member_id)
+    return (row_id, member) if member is not None else None
 
 
 def organiser_member(request: Request) -> MemberInfo | None:

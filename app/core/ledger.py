@@ -8,49 +8,17 @@ rows: the organiser's offsets), `decisions` (the audit entries whose action is i
 after each change). Their heads live in `event_chain` (one row per event and chain,
 `log_seq` rows so far and the last row's hash `log_head`); an append locks that row,
 so concurrent writers of one chain append one after another without holding the
-event row (the feed reads it FOR SHARE).
+event row (the feed reads it FOR SHARE). The table: `EventChain` (`app.core.models`);
+its SQL: `app.core.repository`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import ForeignKey, String, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
-from app.core import chain
-from app.core.db import Base
-
-
-class EventChain(Base):
-    """The head of one event-level chain of an event (a projection of its rows)."""
-
-    __tablename__ = "event_chain"
-
-    event_id: Mapped[int] = mapped_column(
-        ForeignKey("event.id", ondelete="CASCADE"), primary_key=True
-    )
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    log_seq: Mapped[int] = mapped_column(server_default="0")
-    log_head: Mapped[str | None] = mapped_column(String(64))
-
-
-def _lock(session: Session, event_id: int, name: str) -> tuple[int, str | None]:
-    """Lock the head row of chain `name` (created first when missing); (seq, head)."""
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    session.execute(
-        insert(EventChain.__table__)
-        .values(event_id=event_id, name=name, log_seq=0, log_head=None)
-        .on_conflict_do_nothing()
-    )
-    seq, head = session.execute(
-        select(EventChain.log_seq, EventChain.log_head)
-        .where(EventChain.event_id == event_id, EventChain.name == name)
-        .with_for_update()
-    ).one()
-    return seq, head
+from app.core import chain, repository
 
 
 def append(
@@ -65,7 +33,7 @@ def append(
     returns each row's `(log_seq, log_prev, log_hash)` for the caller to insert."""
     if not contents:
         return []
-    seq, head = _lock(session, event_id, name)
+    seq, head = repository.lock_chain_head(session, event_id, name)
     links = chain.links_of(seq, head, tag, contents)
     set_head(session, event_id, name, links[-1][0], links[-1][2])
     return links
@@ -73,24 +41,12 @@ def append(
 
 def set_head(session: Session, event_id: int, name: str, seq: int, head: str | None) -> None:
     """Store the head of chain `name` (an append, or an archive restored with its rows)."""
-    found = session.execute(
-        update(EventChain)
-        .where(EventChain.event_id == event_id, EventChain.name == name)
-        .values(log_seq=seq, log_head=head)
-    )
-    if found.rowcount == 0:  # type: ignore[attr-defined]
-        session.add(EventChain(event_id=event_id, name=name, log_seq=seq, log_head=head))
-        session.flush()
+    repository.set_chain_head(session, event_id, name, seq, head)
 
 
 def heads(session: Session, event_id: int) -> dict[str, tuple[int, str | None]]:
     """`{name: (seq, head)}` of the event's event-level chains (stored heads)."""
-    rows = session.execute(
-        select(EventChain.name, EventChain.log_seq, EventChain.log_head).where(
-            EventChain.event_id == event_id
-        )
-    ).all()
-    return {name: (seq, head) for name, seq, head in rows}
+    return repository.chain_heads(session, event_id)
 
 
 def last_link(rows: Iterable[dict]) -> tuple[int, str | None]:

@@ -15,13 +15,13 @@ event). That note is the whole wiring: `changed` hooks the session once, and at 
 - `after_commit` calls the wakers `create_app` named with `on_commit`
   (`app.live.hub.wake_local`: this process's streams); a rollback forgets the notes.
 
-The tables: `LiveVersion` holds one number per event, bumped (row-locked) in the same
-transaction as every change the live pages show, so versions are committed in
-order: a reader that sees version N has every change up to N. `LiveChange` says
-which topic each version changed (`auction` with its place, `event` with place 0);
-a stream resuming from `Last-Event-ID: N` re-sends the current state of the topics
-changed after N. Rows are only inserted (pattern: eventsourcing's `(stream, version)`
-key).
+The tables (`app.core.models`; their SQL: `app.core.repository`): `LiveVersion` holds
+one number per event, bumped (row-locked) in the same transaction as every change the
+live pages show, so versions are committed in order: a reader that sees version N has
+every change up to N. `LiveChange` says which topic each version changed (`auction`
+with its place, `event` with place 0); a stream resuming from `Last-Event-ID: N`
+re-sends the current state of the topics changed after N. Rows are only inserted
+(pattern: eventsourcing's `(stream, version)` key).
 
 No foreign key to `event`: checking one would take a KEY SHARE lock on the event row at
 the end of a bid, after the auction row's lock, while a close holds the event row and waits
@@ -32,16 +32,13 @@ always last.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import BigInteger, String, func, insert, select
 from sqlalchemy import event as sa_event
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
-from app.core.db import Base, utcnow
+from app.core import repository
+from app.core.db import utcnow
 
 CHANNEL = "rogaine_live"
 STAGE_FLAG = ":stage"  # a notification's suffix: a stage moved (send it at once)
@@ -51,27 +48,6 @@ _PENDING = "live_pending"  # session.info: {"topics": {(event, topic, place)}, "
 _COMMITTED = "live_committed"  # session.info: [(event_id, version, a stage moved)]
 _HOOKED = "live_hooked"  # session.info: the session's commit hooks are installed
 _wakers: list[Waker] = []
-
-
-class LiveVersion(Base):
-    """The latest live version of an event (0 = nothing changed yet; no row = 0)."""
-
-    __tablename__ = "live_version"
-
-    event_id: Mapped[int] = mapped_column(primary_key=True)
-    version: Mapped[int] = mapped_column(BigInteger, default=0)
-
-
-class LiveChange(Base):
-    """Topic `topic` (place `place`, 0 for the event itself) changed at `version`."""
-
-    __tablename__ = "live_change"
-
-    event_id: Mapped[int] = mapped_column(primary_key=True)
-    version: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    topic: Mapped[str] = mapped_column(String(16), primary_key=True)
-    place: Mapped[int] = mapped_column(primary_key=True)
-    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 def on_commit(waker: Waker) -> None:
@@ -109,23 +85,6 @@ def noted(session: Session) -> tuple[set[tuple[int, str, int]], bool]:
     return set(pending["topics"]), bool(pending["stage"])
 
 
-def bump(session: Session, event_id: int) -> int:
-    """Increase the event's live version by one (row-locked until commit); the new version."""
-    values = {"event_id": event_id, "version": 1}
-    dialect = session.get_bind().dialect.name
-    factory = pg_insert if dialect == "postgresql" else sqlite_insert
-    statement = (
-        factory(LiveVersion)
-        .values(**values)
-        .on_conflict_do_update(
-            index_elements=[LiveVersion.event_id],
-            set_={"version": LiveVersion.version + 1},
-        )
-        .returning(LiveVersion.version)
-    )
-    return int(session.execute(statement).scalar_one())
-
-
 def _write(session: Session) -> None:
     """before_commit: bump the version of each noted event and log its topics."""
     pending = session.info.get(_PENDING)  # dropped after the commit (or the rollback)
@@ -140,9 +99,9 @@ def _write(session: Session) -> None:
     stage = bool(pending["stage"])
     flag = STAGE_FLAG if stage else ""
     for event_id in sorted({t[0] for t in topics}):
-        version = bump(session, event_id)
-        session.execute(
-            insert(LiveChange),
+        version = repository.bump_live_version(session, event_id)
+        repository.add_live_changes(
+            session,
             [
                 {"event_id": e, "version": version, "topic": t, "place": p, "changed_at": now}
                 for e, t, p in sorted(topics)
@@ -150,7 +109,7 @@ def _write(session: Session) -> None:
             ],
         )
         if postgres:
-            session.execute(select(func.pg_notify(CHANNEL, f"{event_id}:{version}{flag}")))
+            repository.notify(session, CHANNEL, f"{event_id}:{version}{flag}")
         committed.append((event_id, version, stage))
     session.info[_COMMITTED] = committed
 

@@ -7,7 +7,7 @@ sent as `Authorization: Bearer` to the API. Revoking a member or re-issuing its 
 deletes its session rows, so every app process refuses the old cookies at once.
 
 What each role may do is the table in `app.web.roles` (README "Running an event as a
-team", docs/roles.md).
+team", docs/roles.md). The table: `OrganiserMember` (`app.core.models`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
-from app.core.db import Base, utcnow
+from app.core import repository
+from app.core.db import utcnow
+from app.core.models import NAME_MAX_LENGTH, OrganiserMember
 from app.core.security import hash_token, new_token
 
 OWNER = "owner"
@@ -28,22 +29,6 @@ CEREMONY = "ceremony"
 SCREEN = "screen"
 ROLES = (OWNER, JUDGE, DESK, CEREMONY, SCREEN)
 TOKEN_PREFIX = "om_"
-NAME_MAX_LENGTH = 60  # the actor "member:<id> <name> (<role>)" fits 120
-
-
-class OrganiserMember(Base):
-    """A member of an event's organising team; `revoked_at` set once revoked (kept for the
-    audit log, which names members by id)."""
-
-    __tablename__ = "organiser_member"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    event_id: Mapped[int] = mapped_column(ForeignKey("event.id", ondelete="CASCADE"), index=True)
-    name: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH))
-    role: Mapped[str] = mapped_column(String(16))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime]
-    revoked_at: Mapped[datetime | None]
 
 
 @dataclass(frozen=True)
@@ -70,11 +55,7 @@ def member_by_token(session: Session, token: str) -> OrganiserMember | None:
     """The live (not revoked) member of `token`, or None."""
     if not token.startswith(TOKEN_PREFIX):
         return None
-    return session.scalar(
-        select(OrganiserMember).where(
-            OrganiserMember.token_hash == hash_token(token), OrganiserMember.revoked_at.is_(None)
-        )
-    )
+    return repository.live_member_by_token_hash(session, hash_token(token))
 
 
 def live_member(session: Session, member_id: int) -> MemberInfo | None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from app.core import chain, ledger
 from app.core.db import utcnow
-from app.events.models import Participant, ParticipantIdentity
+from app.events import repository
+from app.events.models import Participant
 
 CHANGES = ("create", "update", "delete")
 
@@ -56,8 +56,7 @@ def record(
     links = ledger.append(session, event_id, chain.IDENTITIES, chain.IDENTITY, contents)
     for row, (seq, prev, digest) in zip(values, links, strict=True):
         row.update(log_seq=seq, log_prev=prev, log_hash=digest)
-    if values:
-        session.execute(insert(ParticipantIdentity.__table__), values)
+    repository.insert_identities(session, values)
 
 
 def content_of(row: dict) -> list[chain.Field]:

@@ -1,4 +1,5 @@
-"""Queries of the event domain: events, checkpoints, participants, save codes."""
+"""Queries of the event domain: events, checkpoints, participants, save codes, the
+participants' identity log."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ from collections.abc import Sequence
 from sqlalchemy import Integer, cast, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.events.models import Checkpoint, Event, Participant, SaveCode
+from app.events.models import Checkpoint, Event, Participant, ParticipantIdentity, SaveCode
 
 
 def list_events(session: Session) -> Sequence[Event]:
     return session.scalars(select(Event).order_by(Event.id)).all()
+
+
+def event_ids(session: Session) -> list[int]:
+    """The ids of every event, ascending."""
+    return list(session.scalars(select(Event.id).order_by(Event.id)))
 
 
 def count_events(session: Session) -> int:
@@ -164,3 +170,9 @@ def save_codes_by_participant(
 
 def delete_save_codes(session: Session, participant_id: int) -> None:
     session.execute(delete(SaveCode).where(SaveCode.participant_id == participant_id))
+
+
+def insert_identities(session: Session, values: Sequence[dict]) -> None:
+    """Insert `participant_identity` rows (dicts of its columns) with one bulk INSERT."""
+    if values:
+        session.execute(insert(ParticipantIdentity.__table__), list(values))

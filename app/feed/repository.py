@@ -11,7 +11,7 @@ from sqlalchemy import RowMapping, Select, bindparam, delete, exists, func, inse
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.core import audit, bulk
+from app.core import audit, bulk_repository
 from app.events.models import Checkpoint, Event, Participant, SaveCode
 from app.feed.models import (
     Combination,
@@ -696,13 +696,14 @@ def insert_projection(
     combinations: list[dict[str, Any]],
 ) -> None:
     """Bulk-insert projection rows (dicts keyed by column name, every row of a table with
-    the same keys): `app.core.bulk.insert_rows` (COPY on PostgreSQL, executemany else)."""
+    the same keys): `app.core.bulk_repository.insert_rows` (COPY on PostgreSQL,
+    executemany else)."""
     for model, rows in (
         (TakeOutcome, outcomes),
         (ParticipantState, states),
         (Combination, combinations),
     ):
-        bulk.insert_rows(session, model.__table__, rows)
+        bulk_repository.insert_rows(session, model.__table__, rows)
 
 
 # -- the freeze at the ceremony ---------------------------------------------------------------

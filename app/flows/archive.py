@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from app.auctions import views as auction_views
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
 from app.auctions.rules import RoundStatus
-from app.core import bulk, chain, ledger
+from app.core import bulk_repository, chain, ledger
 from app.core.audit import DECIDING_ACTIONS, AuditEntry, record
 from app.core.db import UTCDateTime, utcnow
 from app.core.errors import Conflict, Unprocessable
@@ -256,14 +256,14 @@ def _insert(
 ) -> None:
     """Insert archived rows with new ids (`remap` rewrites their references) and record
     old id -> new id under the table's name. The ids are drawn first
-    (`app.core.bulk.allocate_ids`) so that the rows go in as one bulk load."""
-    new_ids = bulk.allocate_ids(session, table, len(rows))
+    (`app.core.bulk_repository.allocate_ids`) so that the rows go in as one bulk load."""
+    new_ids = bulk_repository.allocate_ids(session, table, len(rows))
     values = []
     for row, new_id in zip(rows, new_ids, strict=True):
         typed = _typed(table, remap(dict(row)))
         typed["id"] = new_id
         values.append(typed)
-    bulk.insert_rows(session, table, values)
+    bulk_repository.insert_rows(session, table, values)
     ids.maps[table.name] = {row["id"]: new_id for row, new_id in zip(rows, new_ids, strict=True)}
 
 

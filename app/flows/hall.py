@@ -24,10 +24,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from itertools import pairwise
 from typing import Any
 
-from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from app.auctions import rules as auction_rules
@@ -35,9 +33,9 @@ from app.auctions import views as auction_views
 from app.core.db import utcnow
 from app.core.principal import Principal
 from app.events import rules as event_rules
-from app.events.models import Checkpoint, Event, Participant
-from app.feed.models import Combination, ParticipantState, Take, TakeOutcome
+from app.events.models import Event
 from app.feed.rules import COUNTED
+from app.flows import repository
 
 BUCKET = timedelta(minutes=10)  # one bar of the takes chart
 BUCKETS = 12  # bars shown: the last two hours of the course
@@ -71,35 +69,14 @@ def takes_per_bucket(session: Session, event_id: int, edges: list[datetime]) -> 
     statement on the `(event_id, taken_at)` index."""
     if len(edges) < 2:
         return []
-    columns = [
-        func.count(Take.id).filter(Take.taken_at >= low, Take.taken_at < high)
-        for low, high in pairwise(edges)
-    ]
-    row = session.execute(
-        select(*columns).where(
-            Take.event_id == event_id, Take.taken_at >= edges[0], Take.taken_at < edges[-1]
-        )
-    ).one()
-    return [int(value or 0) for value in row]
+    return repository.takes_per_range(session, event_id, edges)
 
 
 def participant_counts(session: Session, event: Event, now: datetime) -> dict[str, int]:
     """`participants` (registered), `on_course` and `finished` (see the module's doc),
     from the participants' tallies in one statement."""
     closed = now >= event.closes_at
-    started = ParticipantState.takes > 0
-    recent = ParticipantState.last_taken_at >= now - QUIET
-    participants = (
-        select(func.count()).select_from(Participant).where(Participant.event_id == event.id)
-    ).scalar_subquery()
-    on_course = func.count(ParticipantState.participant_id).filter(and_(started, recent))
-    finished = func.count(ParticipantState.participant_id).filter(
-        started if closed else and_(started, ~recent)
-    )
-    row = session.execute(
-        select(participants, on_course, finished).where(ParticipantState.event_id == event.id)
-    ).one()
-    total, out, done = (int(value or 0) for value in row)
+    total, out, done = repository.participant_tallies(session, event.id, now - QUIET, closed)
     return {"participants": total, "on_course": 0 if closed else out, "finished": done}
 
 
@@ -108,30 +85,15 @@ def checkpoint_counts(session: Session, event_id: int) -> list[dict[str, Any]]:
     the most taken first: `number`, `hint`, `taken`. Never the card or a code. One
     grouped count over the card outcomes (one pass: a join per CP would scan them once
     per CP on SQLite), then the event's CPs."""
-    counted = session.execute(
-        select(TakeOutcome.checkpoint_id, func.count())
-        .join(Checkpoint, Checkpoint.id == TakeOutcome.checkpoint_id)
-        .where(
-            Checkpoint.event_id == event_id,
-            TakeOutcome.kind == "card",
-            TakeOutcome.outcome == COUNTED,
-        )
-        .group_by(TakeOutcome.checkpoint_id)
-    )
-    taken = {checkpoint_id: int(count) for checkpoint_id, count in counted}
-    rows = session.execute(
-        select(Checkpoint.id, Checkpoint.number, Checkpoint.hint).where(
-            Checkpoint.event_id == event_id
-        )
-    )
+    taken = repository.card_takes_per_checkpoint(session, event_id, COUNTED)
+    rows = repository.checkpoint_hints(session, event_id)
     found = [{"number": n, "hint": hint or "", "taken": taken.get(i, 0)} for i, n, hint in rows]
     return sorted(found, key=lambda cp: (-cp["taken"], cp["number"]))
 
 
 def combinations_saved(session: Session, event_id: int) -> int:
     """Combinations saved in the event, in total (no categories)."""
-    query = select(func.count(Combination.id)).where(Combination.event_id == event_id)
-    return int(session.scalar(query) or 0)
+    return repository.combination_count(session, event_id)
 
 
 def ceremony_steps(session: Session, event: Event) -> list[dict[str, Any]]:

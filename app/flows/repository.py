@@ -5,7 +5,9 @@
 - the event archive (`app.flows.archive`: every row of the event's tables, the state a
   replay must give back, and the updates of a restore once its rows are inserted);
 - the phones' clock trust (`app.flows.device_trust`: contacts' offsets, the sync
-  deadline, the organiser's review list).
+  deadline, the organiser's review list);
+- the hall screen's counts (`app.flows.hall`: takes per bar of the chart, the
+  participants' tallies, card takes per CP, combinations saved).
 
 Each function is one query for one event (`event_id`); rows are returned as SQLAlchemy
 `Row`s (attribute access by column name) or ORM rows, in no particular order unless
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
-from sqlalchemy import Row, Table, bindparam, func, select, update
+from sqlalchemy import Row, Table, and_, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
@@ -371,3 +374,76 @@ def review_rows(session: Session, event_id: int, *, limit: int, offset: int) -> 
         .limit(limit)
         .offset(offset)
     ).all()
+
+
+# -- the hall screen (app.flows.hall) ---------------------------------------------------------
+
+
+def takes_per_range(session: Session, event_id: int, edges: Sequence[datetime]) -> list[int]:
+    """Takes of the event (field time `taken_at`, any outcome) in each
+    `[edges[i], edges[i+1])` (UTC, ascending, at least two edges): one statement on the
+    `(event_id, taken_at)` index."""
+    columns = [
+        func.count(Take.id).filter(Take.taken_at >= low, Take.taken_at < high)
+        for low, high in pairwise(edges)
+    ]
+    row = session.execute(
+        select(*columns).where(
+            Take.event_id == event_id, Take.taken_at >= edges[0], Take.taken_at < edges[-1]
+        )
+    ).one()
+    return [int(value or 0) for value in row]
+
+
+def participant_tallies(
+    session: Session, event_id: int, recent_since: datetime, closed: bool
+) -> tuple[int, int, int]:
+    """(registered participants, those with a take and one after UTC `recent_since`, the
+    finished: with a take and none since, or with a take at all once `closed`), from
+    the participants' tallies in one statement."""
+    started = ParticipantState.takes > 0
+    recent = ParticipantState.last_taken_at >= recent_since
+    participants = (
+        select(func.count()).select_from(Participant).where(Participant.event_id == event_id)
+    ).scalar_subquery()
+    on_course = func.count(ParticipantState.participant_id).filter(and_(started, recent))
+    finished = func.count(ParticipantState.participant_id).filter(
+        started if closed else and_(started, ~recent)
+    )
+    row = session.execute(
+        select(participants, on_course, finished).where(ParticipantState.event_id == event_id)
+    ).one()
+    total, out, done = (int(value or 0) for value in row)
+    return total, out, done
+
+
+def card_takes_per_checkpoint(session: Session, event_id: int, outcome: str) -> dict[int, int]:
+    """`{checkpoint id: card outcomes with outcome `outcome`}` of the event's CPs (those
+    never taken left out): one grouped count over the card outcomes."""
+    counted = session.execute(
+        select(TakeOutcome.checkpoint_id, func.count())
+        .join(Checkpoint, Checkpoint.id == TakeOutcome.checkpoint_id)
+        .where(
+            Checkpoint.event_id == event_id,
+            TakeOutcome.kind == "card",
+            TakeOutcome.outcome == outcome,
+        )
+        .group_by(TakeOutcome.checkpoint_id)
+    )
+    return {checkpoint_id: int(count) for checkpoint_id, count in counted}
+
+
+def checkpoint_hints(session: Session, event_id: int) -> list[tuple[int, int, str | None]]:
+    """(id, number, hint) of each CP of the event (no card, no code)."""
+    rows = session.execute(
+        select(Checkpoint.id, Checkpoint.number, Checkpoint.hint).where(
+            Checkpoint.event_id == event_id
+        )
+    )
+    return [(i, n, hint) for i, n, hint in rows]
+
+
+def combination_count(session: Session, event_id: int) -> int:
+    """Combinations saved in the event, in total."""
+    query = select(func.count(Combination.id)).where(Combination.event_id == event_id)
+    return int(session.scalar(query) or 0)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core import audit, guard
+from app.core import repository as core_repository
 from app.core.db import utcnow
 from app.core.errors import NotFound, Unprocessable
-from app.core.members import OrganiserMember, create_member, new_member_token
+from app.core.members import create_member, new_member_token
+from app.core.models import OrganiserMember
 from app.core.principal import Principal
 from app.core.security import hash_token
 from app.events.models import Event
@@ -25,11 +26,7 @@ from app.events.models import Event
 
 def members_of(session: Session, event: Event) -> Sequence[OrganiserMember]:
     """The event's members, the live ones first, each group in the order they were added."""
-    return session.scalars(
-        select(OrganiserMember)
-        .where(OrganiserMember.event_id == event.id)
-        .order_by(OrganiserMember.revoked_at.is_not(None), OrganiserMember.id)
-    ).all()
+    return core_repository.members_of(session, event.id)
 
 
 def _record(session: Session, event: Event, caller: Principal, action: str, member) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 from sqlalchemy import make_url
 
-from app.core.livelog import CHANNEL
+from app.live import repository
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ async def listen(url: str, hub: Any) -> None:
     while True:
         try:
             async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-                await conn.execute(f"LISTEN {CHANNEL}")
+                await repository.listen(conn)
                 backoff = 0.5
                 hub.wake_all()  # whatever was committed while we were not listening
                 async for notify in conn.notifies():

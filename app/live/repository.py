@@ -1,16 +1,21 @@
 """The live channel's SQL: the event's live version, the topics changed since a version,
 participants' names, and the fallback poll's one-query read (`app.live.snapshots` builds
-the messages from them)."""
+the messages from them); the listener's `LISTEN` (`app.live.listener`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.core.livelog import LiveChange, LiveVersion
+from app.core.livelog import CHANNEL
+from app.core.models import LiveChange, LiveVersion
 from app.events.models import Participant
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
 
 Topic = tuple[str, int]  # ("auction", place) | ("event", 0)
 
@@ -59,3 +64,9 @@ def participant_version(connection: Connection, participant_id: int) -> tuple[in
     if row is None:
         return None
     return row[0], row[1], int(row[2] or 0)
+
+
+async def listen(connection: AsyncConnection[Any]) -> None:
+    """`LISTEN` to the live channel (`app.core.livelog.CHANNEL`) on `connection`, the
+    listener's own async psycopg connection (autocommit)."""
+    await connection.execute(f"LISTEN {CHANNEL}")

@@ -1,4 +1,5 @@
-"""app.core.bulk: bulk loads (COPY on PostgreSQL, executemany on SQLite) and id allocation."""
+"""app.core.bulk_repository: bulk loads (COPY on PostgreSQL, executemany on SQLite) and id
+allocation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
-from app.core import bulk
+from app.core import bulk_repository as bulk
 from app.core.audit import AuditEntry
 
 TABLE = AuditEntry.__table__

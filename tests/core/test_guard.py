@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from app.core import guard
 from app.core.config import Settings
+from app.core.models import AuthFailure
 from app.main import create_app
 from tests.conftest import ADMIN_TOKEN, make_settings
 from tests.factories import make_event, make_participant
@@ -136,7 +137,7 @@ def test_wrong_integration_keys_are_throttled(engine: Engine, session: Session):
             response = here.post(url, json=body, headers={"X-Integration-Key": f"rpk_{n}"})
             assert response.status_code == 401
         assert_throttled(here.post(url, json=body, headers={"X-Integration-Key": "rpk_x"}))
-    assert session.scalar(select(func.count()).select_from(guard.AuthFailure)) == LIMIT
+    assert session.scalar(select(func.count()).select_from(AuthFailure)) == LIMIT
     session.commit()
 
 
@@ -158,7 +159,7 @@ def test_the_window_slides(session: Session):
     # Recording purges the failures older than the window (of every client).
     guard.record_failure(session, "b", "/p/y", window=window, now=now)
     session.flush()
-    assert session.scalar(select(func.count()).select_from(guard.AuthFailure)) == 4
+    assert session.scalar(select(func.count()).select_from(AuthFailure)) == 4
     assert wait(1, client="b") == 300
     session.rollback()
 

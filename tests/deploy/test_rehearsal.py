@@ -28,8 +28,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.core.guard import AuthFailure
-from app.core.livelog import LiveVersion
+from app.core.models import AuthFailure, LiveVersion
 from app.feed.models import Take
 from deploy.rehearsal import CADDY, CERTUTIL, Rehearsal, wait_for
 from tests import conftest

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.core import chain
 from app.core.audit import AuditEntry
-from app.core.ledger import EventChain
+from app.core.models import EventChain
 from app.events.models import Event, ParticipantIdentity
 from app.feed.models import SourceClock
 from app.flows import log_chain

@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, Bid
 from app.core.audit import AuditEntry
-from app.core.guard import OrganiserSession
-from app.core.members import OrganiserMember, create_member
+from app.core.members import create_member
+from app.core.models import OrganiserMember, OrganiserSession
 from app.events.models import Event, Participant
 from app.feed.models import Take
 from app.main import create_app

@@ -1,4 +1,5 @@
-"""Bulk writes of many rows in the caller's transaction: COPY on PostgreSQL.
+"""Bulk writes of many rows in the caller's transaction: COPY on PostgreSQL (a
+repository of any table: the feed's and the archive's bulk loads call it).
 
 An event rebuild writes 130,000 projection rows and an archive import restores as
 many log rows. An INSERT with many VALUES (or RETURNING) makes the driver parse one
