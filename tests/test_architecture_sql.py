@@ -8,7 +8,9 @@ test reads from the module's syntax tree (AST) as:
   `update`, `delete`, `text`, `func`, `and_`, … or a dialect's `insert`), or reaching
   one through a `sqlalchemy` module (`sa.select`, `postgresql.insert`);
 - calling `.execute(…)`, `.scalars(…)`, `.scalar(…)` or `.exec_driver_sql(…)` (running
-  a statement, on a session, a connection or a driver's cursor);
+  a statement, on a session, a connection or a driver's cursor), or a clause method
+  that only SQLAlchemy's statements and columns have (`.where(…)`, `.in_(…)`,
+  `.order_by(…)`, …: a condition handed to a repository is SQL built outside it);
 - a string that is a SQL command (`"SELECT …"`, `f"COPY {…}"`, `"LISTEN …"`).
 
 Not SQL built by the module, so allowed anywhere: the ORM's unit of work
@@ -65,6 +67,23 @@ BUILDERS = {
     "join",
 }
 RUNNERS = {"execute", "scalars", "scalar", "exec_driver_sql", "executemany"}
+# Methods only SQLAlchemy's statements and columns have: a WHERE, ORDER BY, … built here.
+CLAUSES = {
+    "where",
+    "in_",
+    "not_in",
+    "is_",
+    "is_not",
+    "order_by",
+    "group_by",
+    "having",
+    "select_from",
+    "scalar_subquery",
+    "with_for_update",
+    "returning",
+    "on_conflict_do_update",
+    "on_conflict_do_nothing",
+}
 SQL_COMMAND = re.compile(
     r"^\s*(SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|COPY|ANALYZE|PRAGMA|"
     r"LISTEN|NOTIFY|TRUNCATE|VACUUM|WITH\s+\w+\s+AS|CREATE|DROP|ALTER)\s"
@@ -127,7 +146,7 @@ def _built_at(node: ast.AST, modules: set[str]) -> str | None:
         builder = node.value.id in modules and node.attr in BUILDERS
         return f"{node.value.id}.{node.attr}" if builder else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return f".{node.func.attr}(…)" if node.func.attr in RUNNERS else None
+        return f".{node.func.attr}(…)" if node.func.attr in RUNNERS | CLAUSES else None
     return None
 
 
@@ -206,6 +225,7 @@ def test_the_http_layer_may_import_no_repository() -> None:
         "import sqlalchemy as sa\nq = sa.select(t)\n",
         "def f(session, q):\n    return session.scalars(q).all()\n",
         "def f(session, q):\n    session.execute(q)\n",
+        "def f(read, table, ids):\n    return read(table, table.c.auction_id.in_(ids))\n",
         "async def f(conn):\n    await conn.execute(f'LISTEN {CHANNEL}')\n",
         'statement = f"COPY {name} ({columns}) FROM STDIN"\n',
         'cursor_sql = "SELECT 1"\n',

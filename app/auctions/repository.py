@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.auctions.models import Auction, AuctionRound, Bid, BidWithdrawal
@@ -321,7 +321,9 @@ def take_hash(session: Session, take_id: int) -> str:
     return session.scalar(select(Take.log_hash).where(Take.id == take_id)) or ""
 
 
-def auction_ids_query(event_id: int) -> Select[tuple[int]]:
-    """The ids of the event's auctions, as a query to use in `IN (…)` (the archive's
-    rounds and bids)."""
-    return select(Auction.id).where(Auction.event_id == event_id)
+def ceremony_rows_of(event_id: int) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """The WHERE clauses of the event's `auction_round` and `bid` rows (the archive's
+    rounds and bids): `auction_id IN (the event's auction ids)` on each table."""
+    auctions = select(Auction.id).where(Auction.event_id == event_id)
+    rounds, bids = AuctionRound.__table__, Bid.__table__
+    return rounds.c.auction_id.in_(auctions), bids.c.auction_id.in_(auctions)

@@ -703,11 +703,10 @@ def archived_ceremony(session: Session, event: Event, read_rows: RowReader) -> d
     they hold the decisions and the bids' cards and nonces. Raises what
     `check_archivable` raises: sealed bids never leave in an archive."""
     check_archivable(session, event)
-    rounds, bids = AuctionRound.__table__, Bid.__table__
-    auctions = repo.auction_ids_query(event.id)
+    of_rounds, of_bids = repo.ceremony_rows_of(event.id)
     return {
-        "auction_rounds": read_rows(session, rounds, rounds.c.auction_id.in_(auctions)),
-        "bids": read_rows(session, bids, bids.c.auction_id.in_(auctions)),
+        "auction_rounds": read_rows(session, AuctionRound.__table__, of_rounds),
+        "bids": read_rows(session, Bid.__table__, of_bids),
     }
 
 
