@@ -126,4 +126,3 @@ def label(lang: str, prefix: str, code: str | None) -> str:
         return translate(lang, "source.phone_device", device=code.rsplit("-", 1)[-1][:6])
     text = translate(lang, f"{prefix}.{code}")
     return code if text == f"{prefix}.{code}" else text
-
