@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_file
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
@@ -122,12 +123,44 @@ def test_every_template_call_gives_the_values_its_message_names(lang: str):
     assert lacking == []
 
 
+def test_the_jinja2_extractor_reads_each_gettext_form(tmp_path: Path):
+    """Babel's jinja2 extractor with babel.cfg's options and `make messages`' keywords:
+    `_`, `gettext` and `ngettext` (a plural: msgid and msgid_plural), inside blocks too;
+    a key composed in the template is not extracted (runtime_messages.py lists those)."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        "{{ _('a.one', n=1) }}{% if x %}{{ gettext('a.two') }}{% endif %}\n"
+        "{% for n in ns %}{{ ngettext('noun.three', 'noun.three', n) }}{% endfor %}\n"
+        "{{ _('a.' ~ x) }}",
+        encoding="utf-8",
+    )
+    with (tool.ROOT / "babel.cfg").open(encoding="utf-8") as cfg:
+        _, options = parse_mapping_cfg(cfg)
+    found = extract_from_file(
+        "jinja2", str(page), keywords=tool.KEYWORDS, options=options["app/templates/**.html"]
+    )
+    assert [(line, message) for line, message, _, _ in found] == [
+        (1, "a.one"),
+        (1, "a.two"),
+        (2, ("noun.three", "noun.three")),
+    ]
+
+
 def test_a_template_jinja2_cannot_parse_stops_the_extraction():
     """babel.cfg says `silent = false`: a broken template is an error, not a file whose
     messages quietly vanish from the catalogues."""
     with (tool.ROOT / "babel.cfg").open(encoding="utf-8") as cfg:
         _, options = parse_mapping_cfg(cfg)
     assert options["app/templates/**.html"]["silent"] == "false"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_message_holds_markup(lang: str):
+    """New-style gettext puts a message's text in as markup (only the values are
+    escaped): a `<`, `&` or `"` in a text would reach the HTML unescaped."""
+    assert [
+        key for key, strings in texts(lang).items() if re.search(r'[<>&"]', "".join(strings))
+    ] == []
 
 
 # --- rendering ------------------------------------------------------------------------------
