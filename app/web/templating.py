@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import string
 from datetime import timedelta
-from functools import cache, partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +126,7 @@ def render_sheet(request: Request, name: str, context: dict[str, Any]) -> HTMLRe
     return templates.TemplateResponse(request, name, {**page_context(request), **context})
 
 
-@cache
+@lru_cache(maxsize=4096)  # the catalogues hold about 850 texts per language
 def percent_form(text: str) -> str:
     """A catalogue text (`str.format` fields, shared with `i18n.translate` and the scripts)
     as the `%`-format string Jinja2's new-style gettext applies the call's values to:
