@@ -6,10 +6,12 @@ converter of (Russian, English) dictionaries into the `.po` files.
     python -m tools.i18n init pl              # a new language: app/locale/pl/…/messages.po
 
 A message id is a catalogue key ("game.hello"). Babel finds the keys in the code and the
-templates by the keywords of `KEYWORDS` (the `t`, `translate`, `count` and `N_` call
-sites); a key the code builds at run time (`label(lang, "reason", code)`, the scripts' key
-lists) is listed with `N_("key")` in `app/web/runtime_messages.py`. A key under `noun.` is
-a plural (`count(lang, n, "noun.take")`): its msgid_plural repeats the key.
+templates by the keywords of `KEYWORDS` (the templates' `_`, `gettext` and `ngettext` of
+Jinja2's i18n extension, read by Babel's jinja2 extractor; the code's `translate`, `count`
+and `N_` call sites); a key the code builds at run time (`label(lang, "reason", code)`,
+the scripts' key lists) is listed with `N_("key")` in `app/web/runtime_messages.py`. A key
+under `noun.` is a plural (`count(lang, n, "noun.take")`, `ngettext("noun.take",
+"noun.take", n)` in a template): its msgid_plural repeats the key.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ TEMPLATE = LOCALE_DIR / "messages.pot"
 RUNTIME_MODULE = ROOT / "app" / "web" / "runtime_messages.py"
 SOURCE_LANGUAGES = ("ru", "en")  # the two texts of a dictionary pair, in this order
 # Babel keywords: the argument that holds the key (1-based).
-KEYWORDS = {"t": (1,), "translate": (2,), "count": (3,), "N_": (1,)}
+KEYWORDS = {
+    "_": (1,),
+    "gettext": (1,),
+    "ngettext": (1, 2),
+    "translate": (2,),
+    "count": (3,),
+    "N_": (1,),
+}
 PLURAL_PREFIX = "noun."
 # A whole key: a dotted name (or one word); a prefix like "game.msg." is not a message.
 KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_-]+)*")

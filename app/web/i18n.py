@@ -13,7 +13,7 @@ breaking it. Plurals follow the CLDR rules of each language (`count`).
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from io import BytesIO
 from pathlib import Path
@@ -99,7 +99,7 @@ def negotiate(request: Request) -> str:
 def translate(lang: str, key: str, /, **values: object) -> str:
     """The message `key` in `lang` (Russian for an unknown language), formatted with
     `values`; English when `lang` lacks it, the key itself when no catalogue has it."""
-    text = _of(lang).gettext(key)
+    text = catalogue_of(lang).gettext(key)
     return text.format(**values) if values else text
 
 
@@ -107,11 +107,13 @@ def count(lang: str, n: int, noun: str) -> str:
     """`n` and the noun `noun` (a plural key `noun.*` of the `.po`, msgid_plural = key)
     agreeing with it by the language's CLDR plural rule (the Plural-Forms Babel wrote):
     Russian one|few|many ("1 взятие", "3 взятия", "11 взятий"), English one|other."""
-    return f"{n} {_of(lang).ngettext(noun, noun, n)}"
+    return f"{n} {catalogue_of(lang).ngettext(noun, noun, n)}"
 
 
-def _of(lang: str) -> gettext.GNUTranslations:
-    """The translations of `lang`; Russian's for a language not in `LANGUAGES`."""
+def catalogue_of(lang: str) -> gettext.GNUTranslations:
+    """The translations of `lang` (Russian's for a language not in `LANGUAGES`): their
+    `gettext(key)` / `ngettext(key, key, n)` give the text unformatted (`{fields}` kept),
+    for `translate`, `count` and the templates' i18n extension (`app.web.templating`)."""
     return translations(lang if lang in LANGUAGES else DEFAULT_LANGUAGE)
 
 
@@ -124,12 +126,3 @@ def label(lang: str, prefix: str, code: str | None) -> str:
         return translate(lang, "source.phone_device", device=code.rsplit("-", 1)[-1][:6])
     text = translate(lang, f"{prefix}.{code}")
     return code if text == f"{prefix}.{code}" else text
-
-
-def translator(lang: str) -> Callable[..., str]:
-    """`t(key, **values)` bound to one language, for templates."""
-
-    def t(key: str, /, **values: object) -> str:
-        return translate(lang, key, **values)
-
-    return t

@@ -1,9 +1,10 @@
 """Message ids the code builds at run time, listed for Babel (docs/translating.md).
 
-Babel extracts the keys named at a call site (`t("key")`, `translate(lang, "key")`,
-`count(lang, n, "noun.key")`). A key composed at run time cannot be found that way: a
-reason, status, category, source or error code shown by `label(lang, prefix, code)` or
-`translate(lang, f"error.{code}")`, a key a script reads from a list by its prefix
+Babel extracts the keys named at a call site (`_("key")` in a template, `translate(lang,
+"key")`, `count(lang, n, "noun.key")`). A key composed at run time (or in a template,
+`_('kind.' ~ item.kind)`) cannot be found that way: a reason, status, category, source or
+error code shown by `label(lang, prefix, code)` or `translate(lang, f"error.{code}")`, a
+key a script reads from a list by its prefix
 (`i18n.message_ids("scan.")`), the replay summary's `course.replay.*`. Each such key is
 named here with `N_`, so that `make messages` keeps it in the catalogues;
 `python -m tools.i18n from-dict` adds the keys of converted pairs it finds nowhere else.

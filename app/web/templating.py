@@ -6,15 +6,24 @@ Every template gets the globals `static(name)` (a static file's content-hashed U
 and `status_at(event)` (the event's status as of now: a
 course past its closing reads as closed). Pages rendered with `app.web.common.render`
 also get `page_context(request)`: `lang` (page language), `theme` (`auto`, `dark`,
-`light`), `t(key, **values)` (the message catalogue of `app.web.i18n`) and `csrf_token`
-(for forms), `can(method, path template)` (an organiser member's role admits the
-route: `app.web.roles`; links it may not use are not shown); values the caller passes win.
+`light`), `csrf_token` (for forms), `can(method, path template)` (an organiser member's
+role admits the route: `app.web.roles`; links it may not use are not shown); values the
+caller passes win.
+
+Messages: the environment has Jinja2's i18n extension (`jinja2.ext.i18n`) with new-style
+gettext callables, so a template writes `{{ _('game.hello') }}`, `{{ _('take.cp',
+number=n) }}` or `{{ ngettext('noun.take', 'noun.take', n) }}` (a `noun.*` key, CLDR plural
+forms); Babel's jinja2 extractor finds these calls (babel.cfg). The callables translate into
+the context's `lang`, which `page_context` sets from the request (`i18n.negotiate`: the
+`lang` cookie, else Russian). New-style means autoescaping as Jinja2 documents it: the
+message text is markup (the catalogues hold no HTML), the values are escaped.
 """
 
 from __future__ import annotations
 
+import string
 from datetime import timedelta
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +31,9 @@ from babel.dates import format_timedelta
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from jinja2.ext import InternationalizationExtension
+from jinja2.runtime import Context
 
 from app.events.codes import grouped, normalize_code, typed_form
 from app.events.service import status_at
@@ -80,7 +92,6 @@ def page_context(request: Request) -> dict[str, Any]:
     return {
         "lang": lang,
         "theme": theme_of(request),
-        "t": i18n.translator(lang),
         "label": partial(i18n.label, lang),
         "csrf_token": csrf_token(request),
         "card": partial(display_card, lang=lang),
@@ -115,7 +126,51 @@ def render_sheet(request: Request, name: str, context: dict[str, Any]) -> HTMLRe
     return templates.TemplateResponse(request, name, {**page_context(request), **context})
 
 
+@lru_cache(maxsize=4096)  # the catalogues hold about 850 texts per language
+def percent_form(text: str) -> str:
+    """A catalogue text (`str.format` fields, shared with `i18n.translate` and the scripts)
+    as the `%`-format string Jinja2's new-style gettext applies the call's values to:
+    `{count}` → `%(count)s`, `{value!r}` → `%(value)r`, `%` → `%%`, `{{` → `{`. Raises
+    ValueError for a malformed text or a field with a format spec (the catalogues have none)."""
+    parts = []
+    for literal, field, spec, conversion in string.Formatter().parse(text):
+        parts.append(literal.replace("%", "%%"))
+        if field is None:
+            continue
+        if spec or not field.isidentifier():
+            raise ValueError(f"{text!r}: only plain {{name}} fields are supported")
+        parts.append(f"%({field}){conversion or 's'}")
+    return "".join(parts)
+
+
+def _language(context: Context) -> str:
+    """The language a template's messages speak: its context's `lang` (`page_context`),
+    Russian when the template was rendered without one."""
+    lang = context.get("lang")
+    return lang if isinstance(lang, str) else i18n.DEFAULT_LANGUAGE
+
+
+@pass_context
+def context_gettext(context: Context, key: str) -> str:
+    """The gettext callable of the i18n extension: the message `key` in the context's
+    language (English when that language lacks it, the key when no catalogue has it), in
+    `percent_form` for the extension's `%` step."""
+    return percent_form(i18n.catalogue_of(_language(context)).gettext(key))
+
+
+@pass_context
+def context_ngettext(context: Context, singular: str, plural: str, n: int) -> str:
+    """The ngettext callable of the i18n extension: the form of a plural message for `n`
+    by the CLDR rule of the context's language (the catalogue's Plural-Forms: Russian
+    one/few/many, English one/other), in `percent_form`."""
+    return percent_form(i18n.catalogue_of(_language(context)).ngettext(singular, plural, n))
+
+
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+templates.env.add_extension(InternationalizationExtension)
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # added by the extension
+    context_gettext, context_ngettext, newstyle=True
+)
 templates.env.globals.update(
     card=display_card,
     card_colour=card_colour,

@@ -11,7 +11,7 @@ from app.web.i18n import MESSAGES, translate
 from app.web.templating import TEMPLATES_DIR
 
 PAGE_DIRS = ("participant", "admin")
-LITERAL_KEY = re.compile(r"""\bt\(\s*'([a-z0-9_.]+)'\s*[,)]""")
+LITERAL_KEY = re.compile(r"""(?<![\w.])_\(\s*'([a-z0-9_.]+)'\s*[,)]""")
 
 
 def literal_keys() -> set[str]:
