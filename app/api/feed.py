@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Annotated, Literal
 
-import anyio.to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 
 from app.core import csvfiles
 from app.core.db import utcnow
-from app.core.deps import SessionDep, SettingsDep
+from app.core.deps import SessionDep
 from app.core.errors import Forbidden, NotFound, Unprocessable
 from app.core.principal import (
     Kind,
@@ -23,15 +23,14 @@ from app.core.principal import (
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
 from app.events.deps import (
     EventDep,
+    ParticipantBearer,
     ParticipantDep,
-    ParticipantSessionDep,
-    finish,
     participant_of,
 )
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
-from app.feed.batching import feed_batcher
+from app.feed.batching import feed_batcher, scan_batcher
 from app.feed.schemas import (
     CorrectionRead,
     ImportRead,
@@ -161,23 +160,27 @@ def import_takes(
     )
 
 
-@router.post("/scan", response_model=TakeResult, summary="A take from the participant's phone")
-async def scan(
-    body: ScanCreate, caller: ParticipantSessionDep, settings: SettingsDep
-) -> TakeResult:
-    """One take at the server's clock, source `phone`. A `hand_full` take is `rejected`/
-    `hand_full` with no card and no discard code (RULES.md I-1: the CP is not consumed); 429
-    `too_many_unknown_codes` when unknown codes are typed too often. The participant is
-    found and the take stored in two worker-thread hops (`participant_session`, issue 24)."""
-    session, participant = caller
-    work = functools.partial(
-        feed_ingest.scan,
-        participant=participant,
-        code=body.code,
-        source_id=body.source_id,
-        unknown_per_minute=settings.scan_unknown_codes_per_minute,
-    )
-    return await anyio.to_thread.run_sync(finish, session, work)
+SCAN_OPERATION = {  # the body is read in the group commit, once the token is known
+    "summary": "A take from the participant's phone",
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": ScanCreate.model_json_schema()}},
+    },
+}
+
+
+@router.post("/scan", response_model=TakeResult, openapi_extra=SCAN_OPERATION)
+async def scan(request: Request, token: ParticipantBearer, body: RawBody) -> TakeResult:
+    """One take (`ScanCreate`) at the server's clock when the request came in, source
+    `phone`. A `hand_full` take is `rejected`/`hand_full` with no card and no discard code
+    (RULES.md I-1: the CP is not consumed); 429 `too_many_unknown_codes` when unknown
+    codes are typed too often. 401 for a wrong token comes before 422 for a bad body.
+    Concurrent scans share a transaction (`app.feed.batching.ScanBatcher`, issue 24)."""
+    try:
+        return await scan_batcher(request.app).scan(token, body, utcnow())
+    except ValidationError as exc:
+        errors = [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
+        raise RequestValidationError(errors) from None
 
 
 @router.get("/me/state", response_model=ParticipantStateRead, summary="My state")

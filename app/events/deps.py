@@ -6,16 +6,15 @@ listed in the composition root's credential table (`app.wiring.credentials`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Annotated, TypeVar
+from collections.abc import Collection
+from typing import Annotated
 
-import anyio.to_thread
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.core.deps import SessionDep, database_slots
+from app.core.deps import SessionDep
 from app.core.errors import NotFound, Unauthorized
-from app.core.principal import Kind, Principal, accepts, resolve
+from app.core.principal import Kind, Principal, accepts, presented_secret
 from app.core.security import hash_token
 from app.core.types import PathId
 from app.events import repository
@@ -38,6 +37,15 @@ def participant_by_token(session: Session, token: str | None) -> Participant | N
     if not token:
         return None
     return repository.participant_by_token_hash(session, hash_token(token))
+
+
+def participants_by_tokens(session: Session, tokens: Collection[str]) -> dict[str, Participant]:
+    """The participants of access tokens, by token (`participant_by_token` for many in one
+    query: the phone scans of a group commit, `app.feed.batching`); a token of nobody is
+    absent."""
+    hashes = {hash_token(token): token for token in tokens if token}
+    found = repository.participants_by_token_hashes(session, hashes)
+    return {hashes[participant.access_token_hash]: participant for participant in found}
 
 
 def participant_principal(participant: Participant) -> Principal:
@@ -90,63 +98,23 @@ def current_participant(
 
 ParticipantDep = Annotated[Participant, Depends(current_participant)]
 
-T = TypeVar("T")
 PARTICIPANT_TOKEN_DETAIL = "The participant access token is missing or wrong."
 
 
-def _signed_in(request: Request, session: Session) -> Participant:
-    """`current_participant` on `session` (one worker thread): the participant of the bearer
-    access token, else 401 `unauthorized` (the session is then closed)."""
-    try:
-        principal = resolve(request, session, (Kind.PARTICIPANT,), ("bearer",))
-        participant = participant_of(session, principal)
-        if participant is None:
-            raise Unauthorized(PARTICIPANT_TOKEN_DETAIL)
-        return participant
-    except BaseException:
-        session.close()
-        raise
+async def participant_bearer(request: Request) -> str:
+    """Dependency of the phone scan, whose token is looked up in its group commit
+    (`app.feed.batching.ScanBatcher`, issue 24): the bearer token as presented, not yet
+    checked (no I/O); 401 `unauthorized` when none is presented."""
+    token = presented_secret(request, ("bearer",))
+    if not token:
+        raise Unauthorized(PARTICIPANT_TOKEN_DETAIL)
+    return token
 
 
-async def participant_session(request: Request) -> AsyncIterator[tuple[Session, Participant]]:
-    """Dependency of a participant's write that costs one worker-thread hop, not five (issue
-    24): (a new session, the participant of `Authorization: Bearer <access_token>`), found
-    as `ParticipantDep` finds it (401 `unauthorized` otherwise, before the body is read).
+participant_bearer.kinds = frozenset({Kind.PARTICIPANT})  # type: ignore[attr-defined]  # roles
 
-    Holds one of the process's database slots (`database_gate`) until the route is done.
-    The route ends the transaction itself in its own worker thread (`finish`); whatever
-    it left open is closed (rolled back) here."""
-    async with database_slots(request.app):
-        session = request.app.state.sessionmaker()
-        participant = await anyio.to_thread.run_sync(_signed_in, request, session)
-        try:
-            yield session, participant
-        finally:
-            if session.in_transaction():
-                await anyio.to_thread.run_sync(session.close)
-
-
-participant_session.kinds = frozenset({Kind.PARTICIPANT})  # type: ignore[attr-defined]  # roles
-
-ParticipantSessionDep = Annotated[
-    tuple[Session, Participant], Depends(participant_session, scope="function")
-]
-"""(session, participant) of a route that commits in its own thread (`finish`)."""
-
-
-def finish(session: Session, work: Callable[[Session], T]) -> T:
-    """`work(session)`, then commit (roll back if it raises) and close the session:
-    the route's one worker-thread hop after `participant_session`. Returns what `work`
-    returned; raises what it or the commit raised."""
-    try:
-        answer = work(session)
-        session.commit()
-        return answer
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+ParticipantBearer = Annotated[str, Depends(participant_bearer)]
+"""The participant's access token of a route that looks it up itself (401 when absent)."""
 
 
 OrganiserOrParticipant = Annotated[

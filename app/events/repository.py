@@ -4,7 +4,7 @@ participants' identity log."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import Integer, cast, delete, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -101,6 +101,19 @@ def participant_by_external_id(
 def participant_by_token_hash(session: Session, token_hash: str) -> Participant | None:
     """The participant (of any event) whose personal-link token has this hash, or None."""
     return session.scalar(select(Participant).where(Participant.access_token_hash == token_hash))
+
+
+def participants_by_token_hashes(
+    session: Session, token_hashes: Collection[str]
+) -> list[Participant]:
+    """The participants (of any events) whose personal-link tokens have these hashes (one
+    query; a hash of no participant is simply absent)."""
+    if not token_hashes:
+        return []
+    rows = session.scalars(
+        select(Participant).where(Participant.access_token_hash.in_(set(token_hashes)))
+    )
+    return list(rows)
 
 
 PARTICIPANT_LOCK_CLASS = 14

@@ -100,15 +100,22 @@ def _result(
     )
 
 
+def _item_problem(result: TakeResult) -> AppError | None:
+    """The problem that refuses a single take (scan, manual take) that was not stored, as
+    a whole: 409 `feed_closed`, 422 `invalid_take` (with `errors`, the invalid fields),
+    404 `participant_not_found`; None when it was stored."""
+    if result.error is None:
+        return None
+    extra = {"errors": result.error.fields} if result.error.fields else {}
+    return AppError(
+        result.error.detail, code=result.error.code, status=result.error.status, **extra
+    )
+
+
 def _raise_if_error(result: TakeResult) -> None:
-    """A single take (scan, manual take) that was not stored is refused as a whole with
-    its item problem: 409 `feed_closed`, 422 `invalid_take` (with `errors`, the invalid
-    fields), 404 `participant_not_found`."""
-    if result.error is not None:
-        extra = {"errors": result.error.fields} if result.error.fields else {}
-        raise AppError(
-            result.error.detail, code=result.error.code, status=result.error.status, **extra
-        )
+    """Raise `_item_problem(result)`, if any."""
+    if (problem := _item_problem(result)) is not None:
+        raise problem
 
 
 # -- a batch -----------------------------------------------------------------------------------
@@ -501,6 +508,18 @@ def set_source_clock(
 # -- phones -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PhoneScan:
+    """One phone scan to store: the participant (row), the code as typed or read from the
+    QR code, the phone's `source_id` (None: one is generated) and `received_at`, the
+    server's clock when the request came in (aware UTC: the take's time, RULES.md I-13)."""
+
+    participant: Participant
+    code: str
+    source_id: str | None
+    received_at: datetime
+
+
 def scan(
     session: Session,
     participant: Participant,
@@ -511,61 +530,117 @@ def scan(
     now: datetime | None = None,
 ) -> TakeResult:
     """A take from the participant's phone at the server's clock (source `phone`), as the
-    participant may see its result (`views.for_participant`, RULES.md I-1).
+    participant may see its result (`views.for_participant`, RULES.md I-1): `scan_many`
+    of one scan, in the caller's transaction.
 
-    Code guessing is rate limited: when `unknown_per_minute` phone takes of
-    unknown codes were received in the last minute (counted in the database,
-    so every app process sees the same count), another unknown code gets 429
-    `too_many_unknown_codes` and nothing is stored. Known codes (a CP or discard
-    code of the event, one of the participant's own save codes: `Course.classify`)
-    always go through.
+    Raises the scan's problem: 429 `too_many_unknown_codes`, 409 `feed_closed`, 422
+    `invalid_take`, 404 `participant_not_found` (`scan_many`).
     """
-    now = now or utcnow()
     loaded = load_event_for_feed(session, participant.event_id)  # FOR SHARE, with the freeze
     assert loaded is not None
     event, frozen = loaded
-    if not is_card_or_discard_code(session, event, code):  # a CP's code: never limited
-        _check_unknown_rate(session, event, participant, code, unknown_per_minute, now)
-    item = {
-        "participant": participant.external_id,
-        "code": code,
-        "taken_at": now,
-        "source": PHONE_SOURCE,
-        "source_id": source_id or uuid.uuid4().hex,
-    }
-    (result,) = ingest(
-        session, event, [item], recorded_by=f"participant:{participant.external_id}",
-        received_at=now, frozen=frozen,
-    )  # fmt: skip
-    _raise_if_error(result)
-    return views.own_result(session, participant.id, result)
+    phone_scan = PhoneScan(participant, code, source_id, now or utcnow())
+    (answer,) = scan_many(
+        session, event, [phone_scan], unknown_per_minute=unknown_per_minute, frozen=frozen
+    )
+    if isinstance(answer, AppError):
+        raise answer
+    return answer
 
 
-def _check_unknown_rate(
+def scan_many(
     session: Session,
     event: Event,
-    participant: Participant,
-    code: str,
+    scans: Sequence[PhoneScan],
+    *,
+    unknown_per_minute: int,
+    frozen: bool,
+) -> list[TakeResult | AppError]:
+    """Store the phone scans of `event` (one `ingest` for all: the group commit of
+    `app.feed.batching`); per scan, in order, its result as its participant may see it
+    (`views.own_result`, RULES.md I-1) or the problem that refuses it alone (nothing of
+    it stored): 429 `too_many_unknown_codes`, or its item problem (`_item_problem`).
+    `frozen`: the event row was read FOR SHARE in this transaction
+    (`freeze.load_event_for_feed`).
+
+    Code guessing is rate limited: when `unknown_per_minute` phone takes of unknown codes
+    were received in the last minute (counted in the database, so every app process sees
+    the same count; earlier scans of this call count too), another unknown code is
+    refused. Known codes (a CP or discard code of the event, one of the participant's
+    own save codes: `Course.classify`) always go through.
+    """
+    now = max(s.received_at for s in scans)
+    answers: list[TakeResult | AppError | None] = list(
+        _guess_refusals(session, event, scans, unknown_per_minute, now)
+    )
+    stored = [index for index, answer in enumerate(answers) if answer is None]
+    items = [
+        {
+            "participant": scans[index].participant.external_id,
+            "code": scans[index].code,
+            "taken_at": scans[index].received_at,
+            "source": PHONE_SOURCE,
+            "source_id": scans[index].source_id or uuid.uuid4().hex,
+        }
+        for index in stored
+    ]
+    senders = [f"participant:{scans[index].participant.external_id}" for index in stored]
+    results = (
+        ingest(session, event, items, recorded_by=senders, received_at=now, frozen=frozen)
+        if items
+        else []
+    )
+    for index, result in zip(stored, results, strict=True):
+        problem = _item_problem(result)
+        answers[index] = problem or views.own_result(session, scans[index].participant.id, result)
+    return answers  # type: ignore[return-value]  # every scan answered
+
+
+def _guess_refusals(
+    session: Session,
+    event: Event,
+    scans: Sequence[PhoneScan],
     unknown_per_minute: int,
     now: datetime,
-) -> None:
-    """429 `too_many_unknown_codes` when `code` is unknown (not a CP, discard or own save
-    code) and `unknown_per_minute` phone takes of unknown codes came in the last minute
-    (counted under the participant's lock)."""
-    repo.lock_participants(session, [participant.id])
+) -> list[TooManyRequests | None]:
+    """Per scan, 429 `too_many_unknown_codes` when its code is unknown (not a CP, discard
+    or own save code) and `unknown_per_minute` phone takes of unknown codes came in the
+    last minute, counting those earlier in `scans` (under the participants' locks);
+    else None."""
+    refusals: list[TooManyRequests | None] = [None] * len(scans)
+    guesses = [
+        i for i, s in enumerate(scans) if not is_card_or_discard_code(session, event, s.code)
+    ]
+    if not guesses:  # a CP's code: never limited
+        return refusals
+    repo.lock_participants(session, [scans[i].participant.id for i in guesses])  # id order
     since = now - RATE_WINDOW
-    if (
-        repo.count_unknown_phone_takes(session, participant.id, since) >= unknown_per_minute
-        and course_of(session, load_deck(session, event), participant.id).classify(code)[0]
-        == "unknown"
-    ):
+    earlier: defaultdict[int, int] = defaultdict(int)  # unknown codes earlier in `scans`
+    for index in guesses:
+        participant, code = scans[index].participant, scans[index].code
+        counted = repo.count_unknown_phone_takes(session, participant.id, since)
+        if counted + earlier[participant.id] < unknown_per_minute:
+            if len(guesses) > 1 and _is_unknown(session, event, participant, code):
+                earlier[participant.id] += 1  # stored below: counts for the next ones
+            continue
+        if not _is_unknown(session, event, participant, code):
+            continue
         oldest = repo.oldest_unknown_phone_take(session, participant.id, since) or now
         retry = max(1, int((oldest + RATE_WINDOW - now).total_seconds()) + 1)
-        raise TooManyRequests(
+        refusals[index] = TooManyRequests(
             f"Too many unknown codes in the last minute; try again in {retry} s.",
             code="too_many_unknown_codes",
             headers={"Retry-After": str(retry)},
         )
+    return refusals
+
+
+def _is_unknown(session: Session, event: Event, participant: Participant, code: str) -> bool:
+    """Whether `code` is no code `participant` may use (`Course.classify`: not a CP, a
+    discard or one of their save codes)."""
+    return (
+        course_of(session, load_deck(session, event), participant.id).classify(code)[0] == "unknown"
+    )
 
 
 # -- corrections ------------------------------------------------------------------------------
