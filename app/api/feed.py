@@ -8,26 +8,19 @@ from typing import Annotated, Literal
 import anyio.to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request
 
+from app.callers import (
+    OrganiserDep,
+    ParticipantDep,
+    ParticipantSessionDep,
+    StateReader,
+)
 from app.core import csvfiles
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import Forbidden, NotFound, Unprocessable
-from app.core.principal import (
-    Kind,
-    OrganiserDep,
-    Principal,
-    accepts,
-    organiser_of,
-    presented_secret,
-)
+from app.core.principal import organiser_of, presented_secret
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
-from app.events.deps import (
-    EventDep,
-    ParticipantDep,
-    ParticipantSessionDep,
-    finish,
-    participant_of,
-)
+from app.events.deps import EventDep, finish, participant_of
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
@@ -183,18 +176,6 @@ async def scan(
 @router.get("/me/state", response_model=ParticipantStateRead, summary="My state")
 def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantStateRead:
     return views.participant_state(session, participant, as_participant=True)
-
-
-StateReader = Annotated[
-    Principal,
-    Depends(
-        accepts(
-            Kind.ORGANISER,
-            Kind.PARTICIPANT,
-            detail="The organiser token or the participant's access token is needed.",
-        )
-    ),
-]
 
 
 @router.get(
