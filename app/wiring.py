@@ -9,8 +9,8 @@ in one place. Nothing registers itself when a module is imported.
   cookie (to `SignInGuardMiddleware`, see `app.main`), the sheet renderer of
   `app.events.printing` (`app.state.render_sheet`);
 - the live wake-up: after a commit that bumped a live version (`app.core.livelog`,
-  noted by the write paths themselves), this process's hubs are woken
-  (`app.live.hub.wake_local`).
+  noted by the write paths themselves), `app.live.hub.wake_local` sends the change to
+  this process's streams (`Hub.fan_out`: read once, put in each stream's queue).
 """
 
 from __future__ import annotations

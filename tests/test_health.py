@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.testclient import TestClient
 
-from app.core.principal import OrganiserDep
+from app.callers import OrganiserDep
 from app.main import create_app
 from tests.conftest import ADMIN_TOKEN, migrate
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Query, Request, Response
+from fastapi import APIRouter, Body, Query, Response
 
 from app.auctions import service, views
 from app.auctions.schemas import (
@@ -28,32 +28,16 @@ from app.auctions.schemas import (
     VerifyRead,
     WithdrawalRead,
 )
-from app.core import guard
+from app.callers import EventCaller, OrganiserDep
 from app.core.deps import SessionDep
 from app.core.errors import Unauthorized
-from app.core.principal import PUBLIC, Kind, OrganiserDep, Principal
+from app.core.principal import Principal
 from app.core.types import PathId
-from app.events.deps import EventDep, OrganiserOrParticipant
+from app.events.deps import EventDep
 from app.flows import ceremony as ceremony_flow
 from app.flows import log_chain
 
 router = APIRouter(prefix="/api/v1/events/{event_id}/auctions", tags=["auctions"])
-
-
-def get_caller(event: EventDep, principal: OrganiserOrParticipant, request: Request) -> Principal:
-    """The request's Principal as the auctions take it: the organiser, a participant of
-    this event (own access token), or PUBLIC (a participant of another event is anybody,
-    and counts as a failed credential for `app.core.guard`)."""
-    if principal.is_organiser:
-        return principal
-    if principal.kind is Kind.PARTICIPANT:
-        if principal.event_id == event.id:
-            return principal
-        guard.mark_failed(request)  # a token that matches nobody here (app.core.guard)
-    return PUBLIC
-
-
-CallerDep = Annotated[Principal, Depends(get_caller)]
 
 
 def _require_bidder(caller: Principal) -> None:
@@ -62,7 +46,7 @@ def _require_bidder(caller: Principal) -> None:
 
 
 @router.get("", response_model=CeremonyRead)
-def get_ceremony(event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
+def get_ceremony(event: EventDep, session: SessionDep, caller: EventCaller) -> dict:
     """Every auction in ceremony order as the caller may see it (sealed rules as for one)."""
     return views.ceremony_view(session, event, caller)
 
@@ -87,7 +71,7 @@ def get_results_csv(event: EventDep, session: SessionDep) -> Response:
 
 @router.post("/{place}/open", response_model=AuctionRead)
 def open_auction(
-    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: EventCaller
 ) -> dict:
     """Open the auction for `place`: only the next one in ceremony order (lowest place
     first, one at a time) and only after the course closed (409 `course_still_open` names
@@ -97,7 +81,7 @@ def open_auction(
 
 @router.post("/{place}/bids", response_model=BidRead, status_code=201)
 def place_bid(
-    place: PathId, body: BidCreate, event: EventDep, session: SessionDep, caller: CallerDep
+    place: PathId, body: BidCreate, event: EventDep, session: SessionDep, caller: EventCaller
 ) -> dict:
     """Seal a bid in the current round (organiser on behalf, or the participant).
     A new bid of the same participant in the same round replaces their previous one."""
@@ -115,7 +99,7 @@ def place_bid(
 
 @router.delete("/{place}/bids/{bid_id}", response_model=WithdrawalRead)
 def withdraw_bid(
-    place: PathId, bid_id: PathId, event: EventDep, session: SessionDep, caller: CallerDep
+    place: PathId, bid_id: PathId, event: EventDep, session: SessionDep, caller: EventCaller
 ) -> dict:
     """Withdraw a live bid before its round closes (organiser or the bidder)."""
     _require_bidder(caller)
@@ -128,7 +112,7 @@ def close_auction(
     event: EventDep,
     session: SessionDep,
     _: OrganiserDep,
-    caller: CallerDep,
+    caller: EventCaller,
     body: Annotated[CloseRequest | None, Body()] = None,
 ) -> dict:
     """Close the current round and decide it: the winner, or a tie-break round for the
@@ -146,7 +130,7 @@ def reveal(
     event: EventDep,
     session: SessionDep,
     _: OrganiserDep,
-    caller: CallerDep,
+    caller: EventCaller,
     body: Annotated[RevealRequest | None, Body()] = None,
 ) -> dict:
     """Reveal the next step of the closed round (its counted bids from the weakest to the
@@ -158,7 +142,7 @@ def reveal(
 
 @router.post("/{place}/undo", response_model=AuctionRead)
 def undo_close(
-    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: CallerDep
+    place: PathId, event: EventDep, session: SessionDep, _: OrganiserDep, caller: EventCaller
 ) -> dict:
     """Undo the last close of this auction: only while nothing of the closed round is
     revealed (409 `undo_after_reveal`) and until the next auction opens (409
@@ -174,7 +158,7 @@ def correct_round(
     event: EventDep,
     session: SessionDep,
     _: OrganiserDep,
-    caller: CallerDep,
+    caller: EventCaller,
 ) -> dict:
     """Correct a decided round (after its reveal, RULES.md I-21): void the counted bids
     `void_bids` with a `reason` (withdrawal rows with reason `correction`, chained; the
@@ -207,7 +191,7 @@ def verify_receipt(
 
 
 @router.get("/{place}", response_model=AuctionRead)
-def get_auction(place: PathId, event: EventDep, session: SessionDep, caller: CallerDep) -> dict:
+def get_auction(place: PathId, event: EventDep, session: SessionDep, caller: EventCaller) -> dict:
     """The auction as the caller may see it: sealed bids are never shown before the close,
     and to anybody but the organiser only as far as revealed after it."""
     return views.auction_view(session, event, place, caller)

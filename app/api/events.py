@@ -11,15 +11,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
+from app.callers import OrganiserDep, OrganiserOrParticipant
 from app.core import csvfiles, iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Unprocessable
-from app.core.principal import OrganiserDep
 from app.core.types import ExternalIdRef, PathId
 from app.events import formats, printing, qr
 from app.events import service as event_service
 from app.events.codes import grouped, normalize_code, typed_form
-from app.events.deps import EventDep, OrganiserOrParticipant
+from app.events.deps import EventDep
 from app.events.formats import DeckRow
 from app.events.schemas import (
     AccessTokenIssued,

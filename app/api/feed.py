@@ -8,25 +8,19 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app.callers import (
+    OrganiserDep,
+    ParticipantDep,
+    ScanToken,
+    StateReader,
+)
 from app.core import csvfiles
 from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.core.errors import Forbidden, NotFound, Unprocessable
-from app.core.principal import (
-    Kind,
-    OrganiserDep,
-    Principal,
-    accepts,
-    organiser_of,
-    presented_secret,
-)
+from app.core.principal import organiser_of, presented_secret
 from app.core.types import INT4_MAX, ExternalIdRef, PathId, Source, UTCTime
-from app.events.deps import (
-    EventDep,
-    ParticipantBearer,
-    ParticipantDep,
-    participant_of,
-)
+from app.events.deps import EventDep, participant_of
 from app.feed import csv_import, projection, views
 from app.feed import ingest as feed_ingest
 from app.feed import keys as key_service
@@ -170,7 +164,7 @@ SCAN_OPERATION = {  # the body is read in the group commit, once the token is kn
 
 
 @router.post("/scan", response_model=TakeResult, openapi_extra=SCAN_OPERATION)
-async def scan(request: Request, token: ParticipantBearer, body: RawBody) -> TakeResult:
+async def scan(request: Request, token: ScanToken, body: RawBody) -> TakeResult:
     """One take (`ScanCreate`) at the server's clock when the request came in, source
     `phone`. A `hand_full` take is `rejected`/`hand_full` with no card and no discard code
     (RULES.md I-1: the CP is not consumed); 429 `too_many_unknown_codes` when unknown
@@ -186,18 +180,6 @@ async def scan(request: Request, token: ParticipantBearer, body: RawBody) -> Tak
 @router.get("/me/state", response_model=ParticipantStateRead, summary="My state")
 def my_state(participant: ParticipantDep, session: SessionDep) -> ParticipantStateRead:
     return views.participant_state(session, participant, as_participant=True)
-
-
-StateReader = Annotated[
-    Principal,
-    Depends(
-        accepts(
-            Kind.ORGANISER,
-            Kind.PARTICIPANT,
-            detail="The organiser token or the participant's access token is needed.",
-        )
-    ),
-]
 
 
 @router.get(

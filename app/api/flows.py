@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse
 
+from app.callers import OrganiserDep
 from app.core.deps import SessionDep
-from app.core.principal import OrganiserDep
 from app.events.deps import EventDep
 from app.flows import archive, log_chain
 from app.flows.log_schemas import ArchiveImported, LogHeadRead, LogVerifyRead

@@ -11,11 +11,12 @@ from typing import Any
 
 from fastapi import APIRouter, Body, Request
 
+from app.callers import GameCaller
 from app.core.deps import SessionDep
 from app.core.principal import Kind, Principal, presented_secret
 from app.core.types import PathId
 from app.games import service
-from app.games.deps import GameCaller, game_viewer
+from app.games.deps import game_viewer
 from app.games.schemas import ActionCreate, GameCreate, GameCreated, GameRead, ModuleList
 
 router = APIRouter(prefix="/api/v1/games", tags=["games"])

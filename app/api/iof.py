@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from app.api.events import FileDep
+from app.callers import OrganiserDep
 from app.core.deps import SessionDep
-from app.core.principal import OrganiserDep
 from app.events.deps import EventDep
 from app.iof import service
 from app.iof.schemas import CourseDataReport

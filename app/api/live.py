@@ -1,5 +1,8 @@
 """`GET /api/v1/events/{event_id}/live`: the live pages' server-sent events.
 
+The route only turns a subscription to this process's hub (`app.live.hub.Hub.stream`, which
+reads each change once and hands it to every stream it concerns) into the SSE response.
+
 Messages (`event:` field): `auction` (place, status, round, bid_count, winner, the public
 `view` less its flattened `bids` (each bid is in its round) and the `names` it mentions),
 `event` (status, course window) — each with `id:` = the event's live version of that
@@ -12,31 +15,20 @@ stream) and within a second of SIGTERM (sse-starlette watches uvicorn's exit fla
 
 from __future__ import annotations
 
-import asyncio
-import json
-import operator
-import random
-from collections.abc import AsyncIterator, Awaitable, Callable
-from functools import partial
 from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Header, Path, Query, Request
 from sse_starlette import EventSourceResponse
-from sse_starlette.event import ServerSentEvent
 
+from app.callers import OrganiserOrPublic
 from app.core.errors import Forbidden, NotFound
-from app.core.principal import OrganiserOrPublicDep
 from app.flows import hall as hall_flow
-from app.live import snapshots
-from app.live.hub import Channel, Hub, hub_for
+from app.live.hub import hub_for
 
 router = APIRouter(prefix="/api/v1/events/{event_id}", tags=["live"])
 
 PING_SECONDS = 15
-MAX_LIFETIME_SECONDS = 600.0
-FEED_EVERY_SECONDS = 5.0
-RETRY_MS = (1000, 4000)  # the browser's reconnection delay, drawn per stream
 SHUTDOWN_GRACE_SECONDS = 2.0  # a stream ends by itself well within this
 
 
@@ -50,108 +42,6 @@ def resume_point(last_event_id: str | None, since: int | None) -> int | None:
     return since
 
 
-async def messages(
-    hub: Hub,
-    channel: Channel,
-    after: int | None,
-    organiser: bool,
-    shutdown: anyio.Event,
-    counts: bool = True,
-    hall: hall_flow.HallCache | None = None,
-) -> AsyncIterator[bytes]:
-    """The stream of one client: what changed after `after`, then every change as it
-    comes (with `counts` False, no `auction` message whose status and round did not change:
-    bid counts only; the hub does not even wake such a stream for them); the organiser
-    also gets `feed` counters when they change, a hall screen (`hall`: the process's
-    cache) its `hall` data."""
-    loop = asyncio.get_running_loop()
-    queue = hub.subscribe(channel, counts)
-
-    async def on_shutdown() -> None:  # SIGTERM: end this stream cleanly (no cancellation)
-        await shutdown.wait()
-        queue.put_nowait(None)
-
-    watcher = loop.create_task(on_shutdown())
-    try:
-        yield f"retry: {random.randint(*RETRY_MS)}\r\n\r\n".encode()
-        # `hello` proves the stream is not buffered (the page falls back to polling without it)
-        hello = json.dumps({"version": channel.version, "organiser": organiser})
-        yield ServerSentEvent(data=hello, event="hello").encode()
-        sent: dict[str, int] = {}
-        # the client has every topic as of `after`: the cached shape of those not sent below
-        shapes = {f"{kind}:{place}": item[2] for (kind, place), item in channel.latest.items()}
-        for version, key, message, shape, short in channel.since(after):
-            sent[key], shapes[key] = version, shape
-            yield message if counts else short
-        deadline = loop.time() + MAX_LIFETIME_SECONDS
-        tickers = _tickers(hub, channel, organiser, hall)
-        while (remaining := deadline - loop.time()) > 0:
-            for ticker in tickers:
-                if (message := await ticker.tick(loop.time())) is not None:
-                    yield message
-            wait = min(remaining, FEED_EVERY_SECONDS) if tickers else remaining
-            try:
-                item = await asyncio.wait_for(queue.get(), wait)
-            except TimeoutError:
-                continue
-            if item is None:
-                return
-            version, key, message, shape, short = item
-            if sent.get(key, -1) >= version:
-                continue
-            if not counts and shapes.get(key) == shape:
-                continue  # only the bid count moved: this client does not show it
-            sent[key], shapes[key] = version, shape
-            yield message if counts else short
-    finally:
-        watcher.cancel()
-        hub.unsubscribe(channel, queue)
-
-
-class Ticker:
-    """A message sent every FEED_EVERY_SECONDS when its data changed (`feed`, `hall`)."""
-
-    def __init__(self, name: str, read: Callable[[], Awaitable[Any]], same: Callable) -> None:
-        self.name, self.read, self.same = name, read, same
-        self.next, self.last = 0.0, None
-
-    async def tick(self, now: float) -> bytes | None:
-        """The message when it is due and its data changed, else None."""
-        if now < self.next:
-            return None
-        self.next = now + FEED_EVERY_SECONDS
-        data = await self.read()
-        if self.last is not None and self.same(data, self.last):
-            return None
-        self.last = data
-        return ServerSentEvent(data=json.dumps(data), event=self.name).encode()
-
-
-def _tickers(
-    hub: Hub, channel: Channel, organiser: bool, hall: hall_flow.HallCache | None
-) -> list[Ticker]:
-    """The periodic messages of a stream: the organiser's `feed` counters, the hall's data
-    (compared without its clock, which moves every second)."""
-    tickers = []
-    if organiser:
-        feed = partial(hub.read, snapshots.feed_counters, channel.event_id)
-        tickers.append(Ticker("feed", feed, operator.eq))
-    if hall is not None:
-
-        def hall_read() -> Awaitable[Any]:
-            return hub.read(hall_flow.snapshot, channel.event_id, hall, channel.version)
-
-        tickers.append(Ticker("hall", hall_read, _same_hall))
-    return tickers
-
-
-def _same_hall(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    clock = ("seconds_left", "phase")
-    return {k: v for k, v in a.items() if k not in clock} == {
-        k: v for k, v in b.items() if k not in clock
-    }
-
-
 @router.get(
     "/live",
     response_class=EventSourceResponse,
@@ -162,7 +52,7 @@ def _same_hall(a: dict[str, Any], b: dict[str, Any]) -> bool:
 )
 async def live(
     request: Request,
-    caller: OrganiserOrPublicDep,
+    caller: OrganiserOrPublic,
     event_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     since: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     last_event_id: Annotated[str | None, Header(max_length=40)] = None,
@@ -188,10 +78,17 @@ async def live(
     if hall and not watch:
         raise Forbidden("This event's hall screen is not public.", code="hall_not_public")
     cache = hall_flow.cache_for(request.app.state) if watch else None
-    after = resume_point(last_event_id, since)
     shutdown = anyio.Event()
+    stream = hub.stream(
+        channel,
+        resume_point(last_event_id, since),
+        shutdown,
+        organiser=caller.is_organiser,
+        counts=counts,
+        hall=cache,
+    )
     return EventSourceResponse(
-        messages(hub, channel, after, caller.is_organiser, shutdown, counts, cache),
+        stream,
         ping=PING_SECONDS,
         shutdown_event=shutdown,
         shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,

@@ -12,8 +12,10 @@ event). That note is the whole wiring: `changed` hooks the session once, and at 
   `pg_notify('rogaine_live', '<event>:<version>')` (with `:stage` when a stage moved,
   not only a bid count), which PostgreSQL delivers only if the transaction commits
   (`app.live.listener` wakes the other processes);
-- `after_commit` calls the wakers `create_app` named with `on_commit`
-  (`app.live.hub.wake_local`: this process's streams); a rollback forgets the notes.
+- `after_commit` (`_after_commit`) calls `app.live.hub.wake_local`, which reads the change
+  once and hands it to each of this process's streams it concerns (the core does not
+  import `app.live`: `app/wiring.py` `install` registers it with `on_commit`); a rollback
+  forgets the notes.
 
 The tables (`app.core.models`; their SQL: `app.core.repository`): `LiveVersion` holds
 one number per event, bumped (row-locked) in the same transaction as every change the
@@ -52,7 +54,8 @@ _wakers: list[Waker] = []
 
 def on_commit(waker: Waker) -> None:
     """Call `waker(event_id, version, stage)` after each commit that bumped a version in
-    this process (idempotent; `create_app` names `app.live.hub.wake_local`)."""
+    this process (idempotent; `app/wiring.py` `install` registers `app.live.hub.wake_local`,
+    the only waker)."""
     if waker not in _wakers:
         _wakers.append(waker)
 
@@ -66,7 +69,11 @@ def changed(
     `stage`: a stage the phones show moved (an auction opened or closed, a round opened,
     closed or revealed a step, the event's status or window changed), not only a bid
     count: such a change is sent at once (`app.live.hub`: no waiting for the next refresh
-    interval). Call it after the change, in the same transaction; noting twice is free."""
+    interval). Call it after the change, in the same transaction; noting twice is free.
+
+    After the commit `_after_commit` calls `app.live.hub.wake_local` (registered by
+    `app/wiring.py` `install`): the hub reads the change once and puts it in each stream's
+    queue (`Hub.fan_out`)."""
     pending = session.info.get(_PENDING)
     if pending is None:
         pending = session.info[_PENDING] = {"topics": set(), "stage": False}
@@ -115,6 +122,7 @@ def _write(session: Session) -> None:
 
 
 def _after_commit(session: Session) -> None:
+    """after_commit: hand each bumped version to the wakers (`app.live.hub.wake_local`)."""
     session.info.pop(_PENDING, None)
     for event_id, version, stage in session.info.pop(_COMMITTED, None) or ():
         for wake in list(_wakers):

@@ -1,7 +1,8 @@
 """Who is calling: one `Principal`, resolved by one dependency, `accepts(...)`.
 
-A route declares the kinds it accepts (`Depends(accepts(Kind.ORGANISER, Kind.PARTICIPANT))`,
-or the aliases `OrganiserDep`, ...) and gets the `Principal` of the request:
+A route declares the kinds it accepts by the type of a parameter, one of the caller types
+of `app/callers.py` (each `Annotated[Principal, Depends(accepts(Kind.ORGANISER, …))]`),
+and gets the `Principal` of the request:
 
 - `organiser`: `Authorization: Bearer <organiser token>`, or the organiser's page
   session (a signed cookie whose row `app.core.guard` found alive: logout revokes it;
@@ -34,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import Depends, Request
+from fastapi import Request
 from sqlalchemy.orm import Session
 
 from app.core import guard
@@ -259,11 +260,3 @@ def accepts(
 
     principal.kinds = frozenset(kinds)  # type: ignore[attr-defined]  # roles table
     return principal
-
-
-OrganiserDep = Annotated[
-    Principal,
-    Depends(accepts(Kind.ORGANISER, detail="The organiser token is missing or wrong.")),
-]
-OrganiserOrPublicDep = Annotated[Principal, Depends(accepts(Kind.ORGANISER, Kind.PUBLIC))]
-"""The organiser or anybody (no secret looked up): live streams, the site root."""

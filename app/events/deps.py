@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends
 from sqlalchemy.orm import Session
 
 from app.core.deps import SessionDep
-from app.core.errors import NotFound, Unauthorized
-from app.core.principal import Kind, Principal, accepts, presented_secret
+from app.core.errors import NotFound
+from app.core.principal import Kind, Principal
 from app.core.security import hash_token
 from app.core.types import PathId
 from app.events import repository
@@ -37,6 +37,9 @@ def participant_by_token(session: Session, token: str | None) -> Participant | N
     if not token:
         return None
     return repository.participant_by_token_hash(session, hash_token(token))
+
+
+PARTICIPANT_TOKEN_DETAIL = "The participant access token is missing or wrong."
 
 
 def participants_by_tokens(session: Session, tokens: Collection[str]) -> dict[str, Participant]:
@@ -65,7 +68,7 @@ def token_principal(session: Session, token: str) -> Principal | None:
     if participant is None:
         return None
     # held for the request: the session's identity map keeps rows weakly, and the route's
-    # `participant_of` / `current_participant` should find this one without a query
+    # `participant_of` (`app.callers`) should find this one without a query
     session.info.setdefault(_LOOKED_UP, []).append(participant)
     return participant_principal(participant)
 
@@ -79,47 +82,3 @@ def participant_of(session: Session, principal: Principal) -> Participant | None
     if principal.kind is not Kind.PARTICIPANT or principal.participant_id is None:
         return None
     return session.get(Participant, principal.participant_id)
-
-
-def current_participant(
-    principal: Annotated[
-        Principal,
-        Depends(
-            accepts(Kind.PARTICIPANT, detail="The participant access token is missing or wrong.")
-        ),
-    ],
-    session: SessionDep,
-) -> Participant:
-    """Dependency: the participant of `Authorization: Bearer <access_token>`, else 401."""
-    participant = participant_of(session, principal)
-    assert participant is not None
-    return participant
-
-
-ParticipantDep = Annotated[Participant, Depends(current_participant)]
-
-PARTICIPANT_TOKEN_DETAIL = "The participant access token is missing or wrong."
-
-
-async def participant_bearer(request: Request) -> str:
-    """Dependency of the phone scan, whose token is looked up in its group commit
-    (`app.feed.batching.ScanBatcher`, issue 24): the bearer token as presented, not yet
-    checked (no I/O); 401 `unauthorized` when none is presented."""
-    token = presented_secret(request, ("bearer",))
-    if not token:
-        raise Unauthorized(PARTICIPANT_TOKEN_DETAIL)
-    return token
-
-
-participant_bearer.kinds = frozenset({Kind.PARTICIPANT})  # type: ignore[attr-defined]  # roles
-
-ParticipantBearer = Annotated[str, Depends(participant_bearer)]
-"""The participant's access token of a route that looks it up itself (401 when absent)."""
-
-
-OrganiserOrParticipant = Annotated[
-    Principal, Depends(accepts(Kind.ORGANISER, Kind.PARTICIPANT, Kind.PUBLIC))
-]
-"""The organiser, a participant (own access token) or anybody; a bearer token that is
-neither marks the request failed for the sign-in guard (public routes must not let
-anyone test tokens unthrottled)."""

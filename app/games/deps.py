@@ -8,13 +8,10 @@ at creation) a `table` Principal (`game_id`); the organiser sees a game as its t
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Depends
 from sqlalchemy.orm import Session
 
 from app.core.errors import Unauthorized
-from app.core.principal import PUBLIC, Kind, Principal, accepts
+from app.core.principal import PUBLIC, Kind, Principal
 from app.core.security import hash_token
 from app.games import repository
 from app.games.models import Game
@@ -44,16 +41,3 @@ def game_viewer(principal: Principal, game: Game, presented: bool) -> Principal:
     if presented:
         raise Unauthorized("This token does not belong to this game.", code="invalid_game_token")
     return PUBLIC
-
-
-GameCaller = Annotated[
-    Principal,
-    Depends(
-        accepts(
-            Kind.ORGANISER, *GAME_KINDS, Kind.PUBLIC, via=("bearer", "query"), mark_unknown=False
-        )
-    ),
-]
-"""The organiser, a game's table or seat (`Authorization: Bearer` or `?token=`), or anybody;
-an unknown token is the route's 401 `invalid_game_token` (`game_viewer`), once the game
-was found."""

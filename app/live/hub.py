@@ -1,11 +1,24 @@
-"""One hub per process (per event loop): re-reads an event's changes once, fans them out.
+"""The live hub: from a commit to every open stream, in this module (one hub per process
+and event loop).
 
-A stream subscribes to its event's channel and receives pre-encoded SSE messages from a
-queue. Whatever wakes the hub (a commit in this process, a PostgreSQL notification from
-another, the 15 s safety check) only says "version N exists": the hub reads every topic
-changed since the version it last read from the database, once per process, however many
-phones listen. Lost or duplicated wake-ups cost nothing. The hub's memory is a cache of
-the database (another process rebuilds its own), not state another process needs.
+The path of a change (README "From a bid to a phone, in two steps"):
+
+1. `wake_local`: `app.core.livelog` calls it after each commit of this process that noted
+   a change (`livelog.changed`; the waker `app/wiring.py` `install` registers: the core
+   does not import this layer). The other processes' commits arrive as PostgreSQL
+   notifications (`app.live.listener`), which call `Hub.wake` the same way.
+2. `Hub.wake` → `Hub.fan_out`: read what changed once (`snapshots.read_changes`), encode it
+   once and put it in the queue of each stream it concerns: every change for the streams
+   that show bid counts (`Channel.subscribers`), a change of stage only for the phones
+   (`Channel.stage_subscribers`, `?counts=false`): a bid wakes no phone's stream.
+3. `Hub.stream`: one client's bytes: the changes after its resume point, then its queue,
+   and the `feed` / `hall` tickers; `app/api/live.py` `live` turns it into the SSE response.
+
+Whatever wakes the hub (a commit in this process, a notification from another, the 15 s
+safety check) only says "version N exists": the hub reads every topic changed since the
+version it last read, once per process, however many phones listen. Lost or duplicated
+wake-ups cost nothing. The hub's memory is a cache of the database (another process
+rebuilds its own), not state another process needs.
 """
 
 from __future__ import annotations
@@ -14,13 +27,18 @@ import asyncio
 import contextlib
 import json
 import logging
+import operator
+import random
 import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import anyio
 from sse_starlette.event import ServerSentEvent
 
 from app.core.deps import database_slots
+from app.flows import hall as hall_flow
 from app.live import snapshots
 
 log = logging.getLogger(__name__)
@@ -30,8 +48,22 @@ SAFETY_CHECK_SECONDS = 15.0
 # becomes one read and one message per second per process (the first change after a quiet
 # second, such as a close, goes out at once).
 MIN_REFRESH_INTERVAL = 1.0
+MAX_LIFETIME_SECONDS = 600.0  # a stream ends then; the browser reconnects (`Last-Event-ID`)
+FEED_EVERY_SECONDS = 5.0  # the `feed` and `hall` tickers
+RETRY_MS = (1000, 4000)  # the browser's reconnection delay, drawn per stream
 
 _hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
+
+
+def wake_local(event_id: int, version: int, stage: bool = False) -> None:
+    """Step 1: called by `app.core.livelog` after a commit of this process that bumped
+    event `event_id` to `version` (any thread; the waker `app/wiring.py` registers):
+    wake this process's hubs (`Hub.wake`; `stage`: a stage moved)."""
+    for hub in list(_hubs):
+        try:
+            hub.loop.call_soon_threadsafe(hub.wake, event_id, version, stage)
+        except RuntimeError:  # that loop is closed
+            _hubs.discard(hub)
 
 
 # (version, topic key "auction:3", encoded message, shape "closed:1": what a page compares,
@@ -178,9 +210,10 @@ class Hub:
         channel.stage_subscribers.discard(queue)
 
     def wake(self, event_id: int, version: int | None = None, stage: bool = False) -> None:
-        """Something changed (version `version`, or unknown): re-read when it is news; at
+        """Something changed (version `version`, or unknown): `fan_out` when it is news; at
         once when a `stage` moved (a close, a reveal step), else at most once per
-        MIN_REFRESH_INTERVAL (a burst of bids)."""
+        MIN_REFRESH_INTERVAL (a burst of bids). Called by `wake_local` (this process's
+        commits), `app.live.listener` (the others') and the safety check."""
         channel = self.channels.get(event_id)
         if channel is None or channel.version < 0:
             return
@@ -192,9 +225,14 @@ class Hub:
                 channel.hurry.set()
             return
         channel.refreshing = True
-        self.loop.create_task(self._refresh(channel))
+        self.loop.create_task(self.fan_out(channel))
 
-    async def _refresh(self, channel: Channel) -> None:
+    async def fan_out(self, channel: Channel) -> None:
+        """Step 2: read the channel's changes once (`snapshots.read_changes`, every topic
+        changed after the version last read) and put each in the queue of every stream it
+        concerns: every change for `channel.subscribers`, only a change of stage for
+        `channel.stage_subscribers` (the phones). Loops while wake-ups came meanwhile,
+        waiting MIN_REFRESH_INTERVAL between reads unless a stage moved."""
         try:
             while True:
                 channel.again = False
@@ -222,6 +260,65 @@ class Hub:
                 channel.hurry.clear()
         finally:
             channel.refreshing = False
+
+    async def stream(
+        self,
+        channel: Channel,
+        after: int | None,
+        shutdown: Any,
+        *,
+        organiser: bool = False,
+        counts: bool = True,
+        hall: hall_flow.HallCache | None = None,
+    ) -> AsyncIterator[bytes]:
+        """Step 3: the SSE bytes of one client: what changed after version `after` (all
+        topics when None), then every change `fan_out` puts in its queue (with `counts`
+        False, subscribed as a phone: no `auction` message whose stage did not move, each in
+        the compact form); the organiser also gets `feed` counters when they change, a hall
+        screen (`hall`: the process's cache) its `hall` data. Ends after
+        MAX_LIFETIME_SECONDS or when `shutdown` (an `anyio.Event`: SIGTERM) is set."""
+        loop = asyncio.get_running_loop()
+        queue = self.subscribe(channel, counts)
+
+        async def on_shutdown() -> None:  # SIGTERM: end this stream cleanly (no cancellation)
+            await shutdown.wait()
+            queue.put_nowait(None)
+
+        watcher = loop.create_task(on_shutdown())
+        try:
+            yield f"retry: {random.randint(*RETRY_MS)}\r\n\r\n".encode()
+            # `hello` proves the stream is not buffered (the page falls back to polling without it)
+            hello = json.dumps({"version": channel.version, "organiser": organiser})
+            yield ServerSentEvent(data=hello, event="hello").encode()
+            sent: dict[str, int] = {}
+            # the client has every topic as of `after`: the cached shape of those not sent below
+            shapes = {f"{kind}:{place}": item[2] for (kind, place), item in channel.latest.items()}
+            for version, key, message, shape, short in channel.since(after):
+                sent[key], shapes[key] = version, shape
+                yield message if counts else short
+            deadline = loop.time() + MAX_LIFETIME_SECONDS
+            tickers = _tickers(self, channel, organiser, hall)
+            while (remaining := deadline - loop.time()) > 0:
+                for ticker in tickers:
+                    if (message := await ticker.tick(loop.time())) is not None:
+                        yield message
+                wait = min(remaining, FEED_EVERY_SECONDS) if tickers else remaining
+                try:
+                    item = await asyncio.wait_for(queue.get(), wait)
+                except TimeoutError:
+                    continue
+                if item is None:
+                    return
+                version, key, message, shape, short = item
+                if sent.get(key, -1) >= version:
+                    continue
+                if not counts and shapes.get(key) == shape:
+                    continue  # only the bid count moved: this client does not show it
+                sent[key], shapes[key] = version, shape
+                yield message if counts else short
+        finally:
+            watcher.cancel()
+            self.unsubscribe(channel, queue)
 
     def wake_all(self) -> None:
         """Re-read every channel (after a lost PostgreSQL connection)."""
@@ -274,11 +371,45 @@ async def cached_version(app: Any, event_id: int) -> int | None:
         return None
 
 
-def wake_local(event_id: int, version: int, stage: bool = False) -> None:
-    """Called after a commit in this process (any thread): wake this process's hubs
-    (`stage`: a stage moved, see `Hub.wake`)."""
-    for hub in list(_hubs):
-        try:
-            hub.loop.call_soon_threadsafe(hub.wake, event_id, version, stage)
-        except RuntimeError:  # that loop is closed
-            _hubs.discard(hub)
+class Ticker:
+    """A message sent every FEED_EVERY_SECONDS when its data changed (`feed`, `hall`)."""
+
+    def __init__(self, name: str, read: Callable[[], Awaitable[Any]], same: Callable) -> None:
+        self.name, self.read, self.same = name, read, same
+        self.next, self.last = 0.0, None
+
+    async def tick(self, now: float) -> bytes | None:
+        """The message when it is due and its data changed, else None."""
+        if now < self.next:
+            return None
+        self.next = now + FEED_EVERY_SECONDS
+        data = await self.read()
+        if self.last is not None and self.same(data, self.last):
+            return None
+        self.last = data
+        return ServerSentEvent(data=json.dumps(data), event=self.name).encode()
+
+
+def _tickers(
+    hub: Hub, channel: Channel, organiser: bool, hall: hall_flow.HallCache | None
+) -> list[Ticker]:
+    """The periodic messages of a stream: the organiser's `feed` counters, the hall's data
+    (compared without its clock, which moves every second)."""
+    tickers = []
+    if organiser:
+        feed = partial(hub.read, snapshots.feed_counters, channel.event_id)
+        tickers.append(Ticker("feed", feed, operator.eq))
+    if hall is not None:
+
+        def hall_read() -> Awaitable[Any]:
+            return hub.read(hall_flow.snapshot, channel.event_id, hall, channel.version)
+
+        tickers.append(Ticker("hall", hall_read, _same_hall))
+    return tickers
+
+
+def _same_hall(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    clock = ("seconds_left", "phase")
+    return {k: v for k, v in a.items() if k not in clock} == {
+        k: v for k, v in b.items() if k not in clock
+    }

@@ -9,11 +9,12 @@ should come back, it hands them to the next organiser page in a short-lived sign
 cookie (`FORM_FLASH_COOKIE`). The request's session is rolled back because the route
 raised (`SessionDep`), so a refused form stores nothing.
 
-Page dependencies (all raise; the handlers below answer):
-- `AdminPage`: the organiser (`app.core.principal`), else `OrganiserSignInNeeded`
-  (303 to `/admin/login?next=<path>`);
-- `PhoneParticipant`: the participant of the phone's cookie, else `SignInNeeded`
-  (the page that explains how to sign in); `PhoneVisitor` when anyone may come;
+Who is on the page is a caller type of `app/callers.py` (`AdminPage`, `PhoneParticipant`,
+`PhoneVisitor`, …); the refusals it raises are answered by the handlers below:
+- `OrganiserSignInNeeded` (`AdminPage` without the organiser): 303 to
+  `/admin/login?next=<path>`;
+- `SignInNeeded` (`PhoneParticipant` without the phone's participant): the page that
+  explains how to sign in;
 - CSRF is checked app-wide, before any route runs (`app.web.csrf.csrf_guard`, with
   `check_csrf` below): a refused form is `CsrfRejected` (a 403 page, or a phone's page).
 
@@ -28,18 +29,18 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import quote
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
 from starlette.routing import Match
 
-from app.core.deps import SessionDep
+from app.callers import (
+    OrganiserSignInNeeded,
+    SignInNeeded,
+)
 from app.core.errors import AppError, InputProblem
-from app.core.principal import Kind, Principal, accepts
-from app.events.deps import participant_of
-from app.events.models import Participant
 from app.web import sessions
 from app.web.common import quoted, render, see_other
 from app.web.i18n import negotiate, translate
@@ -55,14 +56,6 @@ class CsrfRejected(Exception):
     def __init__(self, back: str | None = None) -> None:
         super().__init__(back or "csrf")
         self.back = back
-
-
-class SignInNeeded(Exception):
-    """A phone page without a signed-in participant (answered with the sign-in help)."""
-
-
-class OrganiserSignInNeeded(Exception):
-    """An organiser page without the organiser (303 to the sign-in page, then back)."""
 
 
 class PageRedirect(Exception):
@@ -93,41 +86,6 @@ async def check_csrf(request: Request, back: str | None = None) -> None:
     token = form.get("csrf_token")
     if not isinstance(token, str) or not sessions.csrf_valid(request, token):
         raise CsrfRejected(back)
-
-
-# -- who is on the page --------------------------------------------------------------------
-
-OrganiserOrVisitor = Annotated[Principal, Depends(accepts(Kind.ORGANISER, Kind.PUBLIC))]
-
-
-def organiser_page(principal: OrganiserOrVisitor) -> Principal:
-    """Dependency of the organiser pages: the organiser, else `OrganiserSignInNeeded`."""
-    if not principal.is_organiser:
-        raise OrganiserSignInNeeded()
-    return principal
-
-
-AdminPage = Annotated[Principal, Depends(organiser_page)]
-
-PhoneCaller = Annotated[Principal, Depends(accepts(Kind.PARTICIPANT, Kind.PUBLIC, via=("cookie",)))]
-
-
-def phone_visitor(principal: PhoneCaller, session: SessionDep) -> Participant | None:
-    """Dependency: the participant of the phone's cookie, or None."""
-    return participant_of(session, principal)
-
-
-def phone_participant(
-    participant: Annotated[Participant | None, Depends(phone_visitor)],
-) -> Participant:
-    """Dependency: the participant of the phone's cookie, else `SignInNeeded`."""
-    if participant is None:
-        raise SignInNeeded()
-    return participant
-
-
-PhoneVisitor = Annotated[Participant | None, Depends(phone_visitor)]
-PhoneParticipant = Annotated[Participant, Depends(phone_participant)]
 
 
 def field_errors(error: ValidationError) -> list[dict[str, Any]]:

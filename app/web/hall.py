@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request, Response
 from sqlalchemy.orm import Session
 
+from app.callers import AdminPage, OrganiserOrPublic
 from app.core import audit
 from app.core.db import utcnow
 from app.core.deps import SessionDep
@@ -27,7 +28,7 @@ from app.flows import hall as hall_flow
 from app.live import snapshots as live_snapshots
 from app.web.common import render
 from app.web.dates import DAY_TIME, HOURS_MINUTES, event_time
-from app.web.forms import AdminPage, OrganiserOrVisitor, done
+from app.web.forms import done
 from app.web.templating import theme_of
 
 router = APIRouter(include_in_schema=False)
@@ -43,7 +44,7 @@ def current(request: Request, session: Session, event: Event) -> tuple[dict[str,
 
 @router.get("/hall/{event_id}")
 def hall_page(
-    event: EventDep, request: Request, session: SessionDep, caller: OrganiserOrVisitor
+    event: EventDep, request: Request, session: SessionDep, caller: OrganiserOrPublic
 ) -> Response:
     """The hall screen: time to the close, participants out and finished, takes per 10
     minutes, CPs by how often they were taken, combinations saved, the auctions' steps
@@ -72,7 +73,7 @@ def _starts(data: dict[str, Any]) -> list[datetime]:
 
 @router.get("/hall/{event_id}/data.json")
 def hall_json(
-    event: EventDep, request: Request, session: SessionDep, caller: OrganiserOrVisitor
+    event: EventDep, request: Request, session: SessionDep, caller: OrganiserOrPublic
 ) -> dict[str, Any]:
     """The hall screen's data (`app.flows.hall.hall_data` with `phase` and `seconds_left`,
     and `version`, the live version it was read at). 403 `hall_not_public` unless

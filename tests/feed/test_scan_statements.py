@@ -73,7 +73,7 @@ def test_a_discard_take_reads_the_seen_cards(client, open_world: World):
 
 
 def test_the_token_is_checked_before_the_body(client, open_world: World):
-    # The scan opens its own session (`participant_session`): a wrong token still gets
+    # The scan looks its token up in its group commit (`ScanToken`): a wrong token still gets
     # 401 before a bad body is looked at, as with the `ParticipantDep` it replaces.
     wrong = {"Authorization": "Bearer not-a-token"}
     refused = client.post("/api/v1/scan", json={}, headers=wrong)

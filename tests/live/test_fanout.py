@@ -41,7 +41,7 @@ def test_a_bid_reaches_the_counting_streams_only_and_a_close_reaches_all() -> No
 
         hub.read = read  # type: ignore[method-assign]
         for _ in changes:
-            await hub._refresh(channel)
+            await hub.fan_out(channel)
         hub._safety.cancel()
         return [q.qsize() for q in counting], [q.qsize() for q in phones], reads
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Request, Response
 from pydantic import ValidationError
 
+from app.callers import AdminPage
 from app.core.db import utcnow
 from app.core.deps import SessionDep
 from app.events import rules as event_rules
@@ -29,7 +30,7 @@ from app.flows.schemas import EventChanged, ReplayRead
 from app.web.admin.pages import course_phase
 from app.web.common import render, see_other
 from app.web.dates import INPUT_SECONDS, TIME_SECONDS, event_time
-from app.web.forms import AdminPage, PageRedirect, outcome, redirect_on_error
+from app.web.forms import PageRedirect, outcome, redirect_on_error
 from app.web.i18n import count, negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)

@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
+from app.callers import AdminPage
 from app.core.deps import SessionDep
 from app.core.errors import AppError
 from app.events import service as events_service
@@ -23,7 +24,7 @@ from app.events.models import Event
 from app.iof import service as iof_service
 from app.iof.schemas import CourseDataReport
 from app.web.admin.setup import Upload, event_url, page, read_upload
-from app.web.forms import AdminPage, PageRedirect, redirect_on_error
+from app.web.forms import PageRedirect, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 

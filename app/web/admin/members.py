@@ -18,6 +18,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, Response
 
+from app.callers import AdminPage
 from app.core import guard
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import NotFound, Unprocessable
@@ -30,7 +31,7 @@ from app.feed import keys as key_service
 from app.flows import team
 from app.web import sessions
 from app.web.common import render, see_other
-from app.web.forms import AdminPage, PageRedirect, done, outcome
+from app.web.forms import PageRedirect, done, outcome
 
 router = APIRouter(include_in_schema=False)
 LINK_FLASH_COOKIE = "rp_new_member_link"

@@ -17,10 +17,11 @@ from sqlalchemy.orm import Session
 from app.auctions import rules as auction_rules
 from app.auctions import service as auction_service
 from app.auctions import views as auction_views
+from app.callers import AdminPage, OrganiserDep
 from app.core import guard
 from app.core.db import utcnow
 from app.core.deps import SessionDep, SettingsDep
-from app.core.principal import ORGANISER, PUBLIC, OrganiserDep, Principal
+from app.core.principal import ORGANISER, PUBLIC, Principal
 from app.core.security import tokens_equal
 from app.core.types import ExternalIdRef, FormId, Note, PageNumber, PathId, to_utc
 from app.events import printing
@@ -41,7 +42,7 @@ from app.web import roles, sessions
 from app.web.admin import ceremony as admin_ceremony
 from app.web.common import local_path, quoted, render, see_other
 from app.web.dates import DAY_TIME_SECONDS, INPUT_MINUTES, event_time
-from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
+from app.web.forms import PageRedirect, done, outcome, redirect_on_error
 from app.web.i18n import negotiate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)

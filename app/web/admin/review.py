@@ -17,6 +17,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request, Response
 
+from app.callers import AdminPage
 from app.core.deps import SessionDep
 from app.core.types import Note, PathId, to_utc
 from app.events import service as events_service
@@ -25,7 +26,7 @@ from app.flows import device_trust
 from app.web.admin.course import INPUT_FORMAT
 from app.web.common import render
 from app.web.dates import DAY_TIME_SECONDS, event_time
-from app.web.forms import AdminPage, PageRedirect, done, outcome, redirect_on_error
+from app.web.forms import PageRedirect, done, outcome, redirect_on_error
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
 

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, File, Form, Path, Request, Response, UploadFile
 from markupsafe import Markup
 
+from app.callers import AdminPage
 from app.core import csvfiles, iof
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, InputProblem, Unprocessable
@@ -43,13 +44,7 @@ from app.web import sessions
 from app.web.admin.course import replay_lines
 from app.web.common import render
 from app.web.dates import INPUT_MINUTES, event_time
-from app.web.forms import (
-    AdminPage,
-    done,
-    forget_messages,
-    page_messages,
-    redirect_on_error,
-)
+from app.web.forms import done, forget_messages, page_messages, redirect_on_error
 from app.web.i18n import negotiate, translate
 
 router = APIRouter(prefix="/admin", include_in_schema=False)

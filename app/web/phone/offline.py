@@ -30,10 +30,12 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import AwareDatetime, BaseModel, Field
 
+from app.callers import PhoneCaller
 from app.core.deps import SessionDep, SettingsDep
 from app.core.errors import AppError, Forbidden, Unauthorized
-from app.core.principal import Kind, resolve
+from app.core.principal import Principal
 from app.events.deps import participant_of
+from app.events.models import Participant
 from app.feed.schemas import MAX_BATCH
 from app.flows import device_trust
 from app.flows import offline as offline_flow
@@ -110,8 +112,9 @@ class SyncCreate(BaseModel):
     sent_at: AwareDatetime | None = None
 
 
-def _participant_or_401(request: Request, session: SessionDep):
-    phone = resolve(request, session, (Kind.PARTICIPANT, Kind.PUBLIC), via=("cookie",))
+def _participant_or_401(session: SessionDep, phone: Principal) -> Participant:
+    """The participant of the phone's cookie (`PhoneCaller`), else 401 `not_signed_in`
+    (checked in the route's body: after the sync's origin check, as before)."""
     participant = participant_of(session, phone)
     if participant is None:
         raise Unauthorized(
@@ -173,8 +176,8 @@ def app_shell(request: Request) -> Response:
 
 @router.get("/me/offline.json")
 def offline_bundle(
-    request: Request,
     session: SessionDep,
+    phone: PhoneCaller,
     device: Annotated[str | None, Query(pattern=DEVICE_PATTERN)] = None,
     at: Annotated[AwareDatetime | None, Query()] = None,
 ) -> JSONResponse:
@@ -182,7 +185,7 @@ def offline_bundle(
 
     `device` (the phone's id, as in a sync) and `at` (its clock, aware): a contact of the
     device's clock (RULES.md I-22, `offline_flow.bundle_contact`)."""
-    participant = _participant_or_401(request, session)
+    participant = _participant_or_401(session, phone)
     if device is not None:
         offline_flow.bundle_contact(session, participant, device, at)
     # Private (own save codes): never in a shared cache; revalidated at each use.
@@ -193,12 +196,16 @@ def offline_bundle(
 
 @router.post("/me/offline/sync")
 def offline_sync(
-    body: SyncCreate, request: Request, session: SessionDep, settings: SettingsDep
+    body: SyncCreate,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    phone: PhoneCaller,
 ) -> JSONResponse:
     """Store the device's queued takes (one batch, idempotent) and answer with the results
     and the participant's state (`app.flows.offline.sync`)."""
     _same_origin(request)
-    participant = _participant_or_401(request, session)
+    participant = _participant_or_401(session, phone)
     result = offline_flow.sync(
         session,
         participant,

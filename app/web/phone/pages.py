@@ -34,6 +34,7 @@ from app.auctions import service as auction_service
 from app.auctions import views as auction_views
 from app.auctions.rules import AuctionStatus
 from app.auctions.shapes import AuctionView, current_eligible
+from app.callers import OrganiserOrPublic, PhoneParticipant, PhoneVisitor
 from app.core import guard
 from app.core.config import Settings
 from app.core.db import utcnow
@@ -58,13 +59,7 @@ from app.poker.evaluator import partial_value
 from app.web import sessions
 from app.web.common import render, see_other
 from app.web.dates import DAY_TIME, event_time
-from app.web.forms import (
-    OrganiserOrVisitor,
-    PhoneParticipant,
-    PhoneVisitor,
-    done,
-    redirect_on_error,
-)
+from app.web.forms import done, redirect_on_error
 from app.web.i18n import MESSAGES, negotiate, translate
 from app.web.phone import live_texts
 from app.web.templating import STATIC_DIR
@@ -176,7 +171,7 @@ def message_for(request: Request, error: AppError) -> str:
 
 
 @router.get("/")
-def landing(request: Request, participant: PhoneVisitor, caller: OrganiserOrVisitor) -> Response:
+def landing(request: Request, participant: PhoneVisitor, caller: OrganiserOrPublic) -> Response:
     """The site root: a signed-in participant goes to `/me`, the organiser to `/admin`;
     anyone else gets a short page (scan your personal QR code / organiser sign-in)."""
     if participant is not None:
