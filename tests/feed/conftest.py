@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -54,3 +56,21 @@ def open_world(session: Session) -> World:
     bob = make_participant(session, event, "202", "Bob")
     session.commit()
     return World(event.id, alice, bob)
+
+
+class HeldFirstTransaction:
+    """Wraps a group commit's store function (`batching.store`, `batching.store_scans`):
+    records each transaction's batch size; the first waits for `release`, so the requests
+    sent meanwhile are known to queue behind it (nothing depends on timing). `batch_at`:
+    the position of the batch among the store function's arguments."""
+
+    def __init__(self, real: Callable, batch_at: int) -> None:
+        self.sizes: list[int] = []
+        self.release = threading.Event()
+        self.real, self.batch_at = real, batch_at
+
+    def __call__(self, *args):
+        self.sizes.append(len(args[self.batch_at]))
+        if len(self.sizes) == 1:
+            assert self.release.wait(30), "the test never released the first transaction"
+        return self.real(*args)

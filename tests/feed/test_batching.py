@@ -8,7 +8,6 @@ so the second transaction is known to combine them (nothing depends on timing).
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import httpx
 import pytest
@@ -17,7 +16,7 @@ from sqlalchemy import select
 from app.feed import batching
 from app.feed import ingest as feed_ingest
 from app.feed.models import Take
-from tests.feed.conftest import World, at
+from tests.feed.conftest import HeldFirstTransaction, World, at
 
 
 def take(world: World, participant: str, card: str, minutes: float, source_id: str) -> dict:
@@ -28,22 +27,6 @@ def take(world: World, participant: str, card: str, minutes: float, source_id: s
         "source": "app",
         "source_id": source_id,
     }
-
-
-class HeldFirstTransaction:
-    """Wraps `batching.store`: records each transaction's deliveries; the first waits
-    for `release`."""
-
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-        self.release = threading.Event()
-        self.real = batching.store
-
-    def __call__(self, sessionmaker, event_id, batch):
-        self.sizes.append(len(batch))
-        if len(self.sizes) == 1:
-            assert self.release.wait(30), "the test never released the first transaction"
-        return self.real(sessionmaker, event_id, batch)
 
 
 async def deliver_all(app, world: World, held: HeldFirstTransaction, first, rest):
@@ -71,7 +54,7 @@ async def deliver_all(app, world: World, held: HeldFirstTransaction, first, rest
 @pytest.fixture
 def held(app, monkeypatch) -> HeldFirstTransaction:
     app.state.settings.feed_batch_concurrency = 1  # one transaction at a time: a known order
-    wrapper = HeldFirstTransaction()
+    wrapper = HeldFirstTransaction(batching.store, batch_at=2)
     monkeypatch.setattr(batching, "store", wrapper)
     return wrapper
 

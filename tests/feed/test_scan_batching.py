@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from datetime import UTC, datetime
 
 import httpx
@@ -20,29 +19,13 @@ from sqlalchemy import func, select
 from app.core.errors import TooManyRequests
 from app.feed import batching
 from app.feed.models import Take
-from tests.feed.conftest import World
-
-
-class HeldFirstTransaction:
-    """Wraps `batching.store_scans`: records each transaction's scans; the first waits
-    for `release`."""
-
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-        self.release = threading.Event()
-        self.real = batching.store_scans
-
-    def __call__(self, sessionmaker, batch, unknown_per_minute):
-        self.sizes.append(len(batch))
-        if len(self.sizes) == 1:
-            assert self.release.wait(30), "the test never released the first transaction"
-        return self.real(sessionmaker, batch, unknown_per_minute)
+from tests.feed.conftest import HeldFirstTransaction, World
 
 
 @pytest.fixture
 def held(app, monkeypatch) -> HeldFirstTransaction:
     app.state.settings.feed_batch_concurrency = 1  # one transaction at a time: a known order
-    wrapper = HeldFirstTransaction()
+    wrapper = HeldFirstTransaction(batching.store_scans, batch_at=1)
     monkeypatch.setattr(batching, "store_scans", wrapper)
     return wrapper
 
