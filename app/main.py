@@ -117,7 +117,8 @@ def _include_routers(app: FastAPI) -> None:
     """The static files and every router (README "Architecture": URL → router module)."""
     app.mount("/static", HashedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(health.router)
-    # Domain routers (keep one line per package, alphabetical).
+    # The HTTP layer (app/web pages and app/api), one line per router module, in the order
+    # the paths are matched.
     app.include_router(admin_pages.router)
     app.include_router(course_pages.router)
     app.include_router(review_pages.router)

@@ -512,7 +512,8 @@ def set_source_clock(
 class PhoneScan:
     """One phone scan to store: the participant (row), the code as typed or read from the
     QR code, the phone's `source_id` (None: one is generated) and `received_at`, the
-    server's clock when the request came in (aware UTC: the take's time, RULES.md I-13)."""
+    server's clock when the request came in (aware UTC: the take's time; the phone sends
+    no time of its own, RULES.md I-22)."""
 
     participant: Participant
     code: str
