@@ -201,17 +201,17 @@ ANON_COOKIE = "rp_csrf"
 
 
 def anonymous_csrf(request: Request) -> tuple[str, str | None]:
-    """A CSRF token for a visitor without a session (the sign-in form: login-CSRF defence).
+    """The sign-in form's CSRF token (login-CSRF defence): for a visitor without a session,
+    tied to a new anonymous nonce; with one (a phone's cookie), the session's `csrf_token`.
 
     Returns `(token, new_nonce)`; when `new_nonce` is not None the caller must set it
     with `set_anonymous_nonce` on the response.
     """
-    nonce = request.cookies.get(ANON_COOKIE)
-    new_nonce = None
-    if not nonce:
-        nonce = new_nonce = new_token(16)
+    if _csrf_subject(request) is not None:  # a phone already signed in on this browser too:
+        return csrf_token(request), None  # `csrf_valid` checks against that session
+    nonce = new_token(16)
     token = _serializer(_settings(request), "csrf").dumps(f"a:{nonce}")
-    return token, new_nonce
+    return token, nonce
 
 
 def set_anonymous_nonce(request: Request, response: Response, nonce: str) -> None:

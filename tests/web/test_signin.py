@@ -171,3 +171,17 @@ def test_root_is_a_landing_page_or_a_redirect_and_the_favicon_is_served(
     organiser = TestClient(client.app)
     admin_login(organiser)
     assert organiser.get("/", follow_redirects=False).headers["location"] == "/admin"
+
+
+def test_the_organiser_signs_in_on_a_browser_that_holds_a_participant_session(
+    client: TestClient, session: Session
+):
+    # An organiser who tried the phone pages on their own browser (a participant cookie)
+    # must still be able to sign in: the form's token is tied to that session, as
+    # `csrf_valid` checks it (it was tied to a new anonymous nonce: 403 every time).
+    event = make_event(session)
+    anna = make_participant(session, event, "31", name="Анна")
+    session.commit()
+    assert client.get(f"/p/{anna.access_token}").status_code == 200
+    admin_login(client)  # asserts the 303 of a successful sign-in
+    assert client.get(f"/admin/events/{event.id}", follow_redirects=False).status_code == 200
