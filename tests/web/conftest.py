@@ -271,6 +271,8 @@ def sign_in_organiser(page, url: str, token: str) -> None:
     page.goto(url)
     page.fill("#token", token)
     page.get_by_role("button", name="Войти").click()
+    page.wait_for_url(lambda address: "/admin/login" not in address)
+    page.wait_for_load_state("load")  # the whole page parsed: counts of its parts are final
 
 
 def confirm_code(page, code: str, button: str) -> None:
